@@ -1,0 +1,182 @@
+package specter
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// scope is what connect decided for this HTTP request: who the caller is
+// and what it may see. Handlers share it read-only.
+type scope struct {
+	assigns      map[string]any
+	instructions *string
+	principal    string
+	tools        map[string]struct{} // nil: every tool
+	prompts      map[string]struct{}
+	resources    map[string]struct{}
+}
+
+func (s *scope) filtered() bool { return s.tools != nil || s.prompts != nil || s.resources != nil }
+
+// Context is the per-request context handed to connect and to handlers.
+// It carries the caller's assigns and allow-lists, the HTTP request, and
+// the request's Stream back to the client.
+type Context struct {
+	ctx     context.Context
+	echo    echo.Context
+	http    *http.Request
+	scope   *scope
+	shared  bool // scope belongs to the HTTP request; copy before writing
+	req     *Request
+	sess    *session
+	stream  *Stream
+	async   func(ctx context.Context, s *Stream) Result
+	next    string
+	hasNext bool
+}
+
+// Context returns the request's context.Context. It ends when the client
+// cancels the request, the session ends, or the router shuts down; not
+// when the connection drops, since the client may resume.
+func (c *Context) Context() context.Context { return c.ctx }
+
+// Echo returns the Echo context of the HTTP request, or nil when the
+// router is served as a plain http.Handler.
+func (c *Context) Echo() echo.Context { return c.echo }
+
+// HTTPRequest returns the HTTP request that carried the MCP message.
+func (c *Context) HTTPRequest() *http.Request { return c.http }
+
+// Request returns the MCP request being answered; nil inside connect.
+func (c *Context) Request() *Request { return c.req }
+
+func (c *Context) writable() *scope {
+	if c.shared {
+		s := *c.scope
+		s.assigns = make(map[string]any, len(c.scope.assigns)+1)
+		for k, v := range c.scope.assigns {
+			s.assigns[k] = v
+		}
+		c.scope, c.shared = &s, false
+	}
+	if c.scope.assigns == nil {
+		c.scope.assigns = map[string]any{}
+	}
+	return c.scope
+}
+
+// Assign stores a value for later steps of this request (connect assigns
+// the user; handlers read it with Get).
+func (c *Context) Assign(key string, value any) { c.writable().assigns[key] = value }
+
+// Get returns an assigned value, or nil.
+func (c *Context) Get(key string) any { return c.scope.assigns[key] }
+
+// Get returns the value assigned under key if it has type T.
+func Get[T any](c *Context, key string) (T, bool) {
+	v, ok := c.scope.assigns[key].(T)
+	return v, ok
+}
+
+// SetPrincipal names the authenticated caller (a user id). It appears in
+// logs and binds the sessions this caller creates.
+func (c *Context) SetPrincipal(id string) { c.writable().principal = id }
+
+// Principal returns the authenticated caller, or "".
+func (c *Context) Principal() string { return c.scope.principal }
+
+// PutInstructions sets the instructions this caller receives at initialize.
+func (c *Context) PutInstructions(s string) { c.writable().instructions = &s }
+
+// PutTools allows this caller only the named tools: the others are absent
+// from tools/list and calling them fails exactly like an unknown tool.
+func (c *Context) PutTools(names ...string) { c.writable().tools = set(names) }
+
+// PutPrompts allows this caller only the named prompts.
+func (c *Context) PutPrompts(names ...string) { c.writable().prompts = set(names) }
+
+// PutResources allows this caller only the given resources, named by URI
+// or by template as declared.
+func (c *Context) PutResources(patterns ...string) { c.writable().resources = set(patterns) }
+
+func set(names []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(names))
+	for _, n := range names {
+		m[n] = struct{}{}
+	}
+	return m
+}
+
+// PutNextCursor sets the cursor of the next page, for a List handler.
+func (c *Context) PutNextCursor(cursor string) { c.next, c.hasNext = cursor, true }
+
+// Session returns the MCP session, or nil outside one.
+func (c *Context) Session() *Session {
+	if c.sess == nil {
+		return nil
+	}
+	return &Session{s: c.sess}
+}
+
+// Stream returns the request's stream back to the client.
+func (c *Context) Stream() *Stream { return c.stream }
+
+// Async runs work on its own goroutine after the handler returns NoReply.
+// The work may stream progress, logs and server-to-client requests through
+// s; the Result it returns is the request's final reply.
+func (c *Context) Async(work func(ctx context.Context, s *Stream) Result) { c.async = work }
+
+// Progress reports progress on the request (see Stream.Progress).
+func (c *Context) Progress(progress, total float64, message string) error {
+	return c.stream.Progress(progress, total, message)
+}
+
+// Log sends a log message to the client (see Stream.Log).
+func (c *Context) Log(level mcp.LoggingLevel, data any) error { return c.stream.Log(level, data) }
+
+// Elicit asks the user for input (see Stream.Elicit).
+func (c *Context) Elicit(ctx context.Context, message string, schema any) (*mcp.ElicitResult, error) {
+	return c.stream.Elicit(ctx, message, schema)
+}
+
+// ElicitURL asks the user to visit url (see Stream.ElicitURL).
+func (c *Context) ElicitURL(ctx context.Context, message, url, elicitationID string) (*mcp.ElicitResult, error) {
+	return c.stream.ElicitURL(ctx, message, url, elicitationID)
+}
+
+// Sample asks the client's LLM for a message (see Stream.Sample).
+func (c *Context) Sample(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	return c.stream.Sample(ctx, p)
+}
+
+// ListRoots asks the client for its roots (see Stream.ListRoots).
+func (c *Context) ListRoots(ctx context.Context) ([]mcp.Root, error) {
+	return c.stream.ListRoots(ctx)
+}
+
+// Session is an MCP session as handlers see it: an id and data that lives
+// as long as the session.
+type Session struct{ s *session }
+
+// ID returns the Mcp-Session-Id.
+func (s *Session) ID() string { return s.s.id }
+
+// Set stores session data.
+func (s *Session) Set(key string, value any) {
+	s.s.mu.Lock()
+	defer s.s.mu.Unlock()
+	if s.s.data == nil {
+		s.s.data = map[string]any{}
+	}
+	s.s.data[key] = value
+}
+
+// Get returns session data, or nil.
+func (s *Session) Get(key string) any {
+	s.s.mu.Lock()
+	defer s.s.mu.Unlock()
+	return s.s.data[key]
+}

@@ -1,0 +1,405 @@
+package specter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/middleware"
+	"github.com/specter-mcp/specter/params"
+)
+
+// exchange is one JSON-RPC request as the method handlers see the router:
+// it implements handlers.Server over the catalog snapshot taken when the
+// request arrived, filtered by what connect allowed.
+type exchange struct {
+	r     *Router
+	cat   *catalog
+	c     *Context
+	sess  *session
+	ob    *outbox
+	start time.Time
+}
+
+var _ handlers.Server = (*exchange)(nil)
+
+// dispatch answers one request on ob.
+func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message) {
+	req := newRequest(m, sess)
+	ctx, cancel := context.WithCancel(sess.ctx)
+	c := &Context{ctx: ctx, echo: conn.echo, http: conn.http, scope: conn.scope, shared: true, req: req, sess: sess}
+	c.stream = &Stream{ob: ob, sess: sess, req: req}
+	x := &exchange{r: r, cat: r.catalog.Load(), c: c, sess: sess, ob: ob, start: time.Now()}
+	if !sess.begin(m.ID, cancel) {
+		cancel()
+		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
+		return
+	}
+	if m.Method == handlers.MethodInitialize {
+		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
+		return
+	}
+	f, ok := handlers.Lookup(m.Method)
+	if !ok {
+		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)), true)
+		return
+	}
+	var reply handlers.Reply
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				reply = handlers.Fail(x.internal(panicError(v)))
+			}
+		}()
+		reply = f(x, m.Params)
+	}()
+	if !reply.Pending {
+		x.respond(reply, true)
+	}
+}
+
+// respond encodes the reply as the request's response and ends the request.
+func (x *exchange) respond(reply handlers.Reply, registered bool) {
+	req := x.c.req
+	var data []byte
+	code := 0
+	if reply.Err != nil {
+		var je *jsonrpc.Error
+		if !errors.As(reply.Err, &je) {
+			je = x.internal(reply.Err)
+		}
+		code = je.Code
+		data = jsonrpc.AppendError(nil, req.ID, je)
+	} else {
+		body, err := jsonMarshal(reply.Result)
+		if err != nil {
+			je := x.internal(fmt.Errorf("encode %s result: %w", req.Method, err))
+			code = je.Code
+			data = jsonrpc.AppendError(nil, req.ID, je)
+		} else {
+			data = jsonrpc.AppendResult(nil, req.ID, body)
+		}
+	}
+	if registered && x.sess.end(req.ID) {
+		// The client cancelled the request: it wants no answer (MCP
+		// cancellation), but the stream still ends.
+		x.ob.send(nil, true)
+		code = jsonrpc.CodeRequestCancelled
+	} else {
+		x.ob.send(data, true)
+	}
+	middleware.Note(x.c.http.Context(), middleware.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
+		Session: x.sess.id, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
+}
+
+// internal reports err in full and returns the generic error a client sees.
+func (x *exchange) internal(err error) *jsonrpc.Error {
+	x.r.report(x.c.ctx, err, x.c.req)
+	return jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error")
+}
+
+func (r *Router) report(ctx context.Context, err error, req *Request) {
+	ev := r.log.Error().Err(err)
+	if req != nil {
+		ev = ev.Str("method", req.Method).Str("name", req.Name).Str("session", req.SessionID)
+	}
+	ev.Msg("mcp handler failed")
+	if r.cfg.onError != nil {
+		r.cfg.onError(ctx, err, req)
+	}
+}
+
+type panicErr struct {
+	value any
+	stack []byte
+}
+
+func (p *panicErr) Error() string { return fmt.Sprintf("panic: %v\n%s", p.value, p.stack) }
+
+func panicError(v any) error { return &panicErr{value: v, stack: debug.Stack()} }
+
+// invoke runs a declaration's handler, turning a panic into an error.
+func (x *exchange) invoke(d *declaration, args json.RawMessage) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = Error(panicError(v))
+		}
+	}()
+	return d.call(args, x.c.req, x.c)
+}
+
+// run invokes d and shapes its result, starting Async work for NoReply.
+func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Reply {
+	res := x.invoke(d, args)
+	if res.kind != resultNoReply {
+		return x.finish(d, res)
+	}
+	work := x.c.async
+	if work == nil {
+		return handlers.Fail(x.internal(fmt.Errorf("%s %q returned NoReply without starting work with Context.Async", d.kind, d.name)))
+	}
+	x.r.work.Add(1)
+	go func() {
+		defer x.r.work.Done()
+		res := func() (res Result) {
+			defer func() {
+				if v := recover(); v != nil {
+					res = Error(panicError(v))
+				}
+			}()
+			return work(x.c.ctx, x.c.stream)
+		}()
+		if res.kind == resultNoReply {
+			res = Error(fmt.Errorf("%s %q: Async work returned NoReply; it must return the final reply", d.kind, d.name))
+		}
+		x.respond(x.finish(d, res), true)
+	}()
+	return handlers.Reply{Pending: true}
+}
+
+// finish turns a handler's Result into the method's reply.
+func (x *exchange) finish(d *declaration, res Result) handlers.Reply {
+	if res.kind == resultError {
+		return x.failure(d, res.err)
+	}
+	var (
+		v   any
+		err error
+	)
+	switch d.kind {
+	case kindTool:
+		v, err = toolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
+	case kindPrompt:
+		v, err = promptResult(res.value, d.description)
+	default:
+		v, err = resourceResult(res.value, x.c.req.Name, d.mimeType)
+	}
+	if err != nil {
+		return handlers.Fail(x.internal(err))
+	}
+	return handlers.Result(v)
+}
+
+// failure maps a handler error: model-facing errors become tool results,
+// invalid prompt arguments -32602, explicit JSON-RPC errors pass, and the
+// rest become a generic internal error.
+func (x *exchange) failure(d *declaration, err error) handlers.Reply {
+	var (
+		te *ToolError
+		ve *params.ValidationError
+		je *jsonrpc.Error
+	)
+	switch {
+	case errors.As(err, &je):
+		return handlers.Fail(je)
+	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
+		// Work that stopped because its request ended is no failure to report.
+		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
+	case errors.Is(err, ErrCapability):
+		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "%s", err.Error()))
+	case d.kind == kindTool && errors.As(err, &te):
+		return handlers.Result(toolErrorResult(te.Message))
+	case d.kind == kindTool && errors.As(err, &ve):
+		return handlers.Result(toolErrorResult(ve.Error()))
+	case errors.As(err, &ve):
+		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
+	}
+	return handlers.Fail(x.internal(err))
+}
+
+func (x *exchange) PageSize() int { return x.r.cfg.pageSize }
+
+func (x *exchange) SetLogLevel(l mcp.LoggingLevel) { x.sess.logLevel.Store(int32(l.Severity())) }
+
+func (x *exchange) Tools() []*mcp.Tool {
+	out := make([]*mcp.Tool, 0, len(x.cat.tools))
+	for _, d := range x.cat.tools {
+		if x.c.scope.allowsTool(d.name) {
+			out = append(out, d.tool)
+		}
+	}
+	return out
+}
+
+func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Reply {
+	d := x.cat.byTool[name]
+	if d == nil || !x.c.scope.allowsTool(name) {
+		return handlers.Fail(unknownTool(name))
+	}
+	return x.run(d, args)
+}
+
+func unknownTool(name string) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", name)
+}
+
+func (x *exchange) Prompts() []*mcp.Prompt {
+	out := make([]*mcp.Prompt, 0, len(x.cat.prompts))
+	for _, d := range x.cat.prompts {
+		if x.c.scope.allowsPrompt(d.name) {
+			out = append(out, d.prompt)
+		}
+	}
+	return out
+}
+
+func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Reply {
+	d := x.cat.byPrompt[name]
+	if d == nil || !x.c.scope.allowsPrompt(name) {
+		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
+	}
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return handlers.Fail(x.internal(err))
+	}
+	return x.run(d, raw)
+}
+
+func (x *exchange) Resources() []*mcp.Resource {
+	out := make([]*mcp.Resource, 0, len(x.cat.resources))
+	for _, d := range x.cat.resources {
+		if x.c.scope.allowsResource(d, d.resource.URI) {
+			out = append(out, d.resource)
+		}
+	}
+	return out
+}
+
+func (x *exchange) ResourceSources() []handlers.ResourceSource {
+	var out []handlers.ResourceSource
+	for _, d := range x.cat.templates {
+		if d.list == nil || !x.c.scope.allowsResource(d, "") {
+			continue
+		}
+		out = append(out, func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) })
+	}
+	return out
+}
+
+// list runs a template's List handler for one page.
+func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, next string, err error) {
+	req := *x.c.req
+	req.cursor = cursor
+	c := *x.c
+	c.req, c.next, c.hasNext = &req, "", false
+	res := func() (res Result) {
+		defer func() {
+			if v := recover(); v != nil {
+				res = Error(panicError(v))
+			}
+		}()
+		return d.list(nil, &req, &c)
+	}()
+	if res.kind == resultError {
+		var je *jsonrpc.Error
+		if errors.As(res.err, &je) {
+			return nil, "", je
+		}
+		return nil, "", x.internal(fmt.Errorf("list %q: %w", d.name, res.err))
+	}
+	switch v := res.value.(type) {
+	case []mcp.Resource:
+		page = v
+	case nil:
+	default:
+		return nil, "", x.internal(fmt.Errorf("list %q: replied %T; want []mcp.Resource", d.name, res.value))
+	}
+	return page, c.next, nil
+}
+
+func (x *exchange) Templates() []*mcp.ResourceTemplate {
+	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.templates))
+	for _, d := range x.cat.templates {
+		if x.c.scope.allowsResource(d, "") {
+			out = append(out, d.template)
+		}
+	}
+	return out
+}
+
+func (x *exchange) ReadResource(uri string) handlers.Reply {
+	d, _ := x.cat.resourceFor(uri)
+	if d == nil || !x.c.scope.allowsResource(d, uri) {
+		return handlers.Fail(ResourceNotFound(uri))
+	}
+	return x.run(d, nil)
+}
+
+func (x *exchange) Subscribe(uri string, on bool) error {
+	if on {
+		if d, _ := x.cat.resourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) {
+			return ResourceNotFound(uri)
+		}
+	}
+	x.sess.subscribe(uri, on)
+	return nil
+}
+
+func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
+	var d *declaration
+	switch p.Ref.Type {
+	case "ref/prompt":
+		if d = x.cat.byPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", p.Ref.Name)
+		}
+	default:
+		if d = x.cat.byURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown resource template: %s", p.Ref.URI)
+		}
+	}
+	comp := d.completers[p.Argument.Name]
+	if comp == nil {
+		return &mcp.Completion{Values: []string{}}, nil
+	}
+	var args map[string]string
+	if p.Context != nil {
+		args = p.Context.Arguments
+	}
+	vals, err := comp.Complete(x.c.ctx, p.Argument.Value, args)
+	if err != nil {
+		return nil, x.internal(fmt.Errorf("complete %s %q argument %q: %w", d.kind, d.name, p.Argument.Name, err))
+	}
+	total := len(vals)
+	return &mcp.Completion{Values: vals, Total: &total}, nil
+}
+
+func (s *scope) allowsTool(name string) bool {
+	if s.tools == nil {
+		return true
+	}
+	_, ok := s.tools[name]
+	return ok
+}
+
+func (s *scope) allowsPrompt(name string) bool {
+	if s.prompts == nil {
+		return true
+	}
+	_, ok := s.prompts[name]
+	return ok
+}
+
+// allowsResource: a resource is allowed by its URI, or by its declaration
+// (pattern as written or as RFC 6570 template).
+func (s *scope) allowsResource(d *declaration, uri string) bool {
+	if s.resources == nil {
+		return true
+	}
+	if _, ok := s.resources[d.name]; ok {
+		return true
+	}
+	if _, ok := s.resources[d.pattern.template]; ok {
+		return true
+	}
+	_, ok := s.resources[uri]
+	return ok && uri != ""
+}
+
+func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

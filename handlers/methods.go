@@ -1,0 +1,233 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// Func answers one method.
+type Func func(s Server, params json.RawMessage) Reply
+
+// Method names.
+const (
+	MethodInitialize             = "initialize"
+	MethodPing                   = "ping"
+	MethodSetLevel               = "logging/setLevel"
+	MethodToolsList              = "tools/list"
+	MethodToolsCall              = "tools/call"
+	MethodPromptsList            = "prompts/list"
+	MethodPromptsGet             = "prompts/get"
+	MethodResourcesList          = "resources/list"
+	MethodResourceTemplatesList  = "resources/templates/list"
+	MethodResourcesRead          = "resources/read"
+	MethodResourcesSubscribe     = "resources/subscribe"
+	MethodResourcesUnsubscribe   = "resources/unsubscribe"
+	MethodComplete               = "completion/complete"
+	NotificationInitialized      = "notifications/initialized"
+	NotificationCancelled        = "notifications/cancelled"
+	NotificationProgress         = "notifications/progress"
+	NotificationMessage          = "notifications/message"
+	NotificationRootsChanged     = "notifications/roots/list_changed"
+	NotificationToolsChanged     = "notifications/tools/list_changed"
+	NotificationPromptsChanged   = "notifications/prompts/list_changed"
+	NotificationResourcesChanged = "notifications/resources/list_changed"
+	NotificationResourceUpdated  = "notifications/resources/updated"
+	MethodElicit                 = "elicitation/create"
+	MethodSample                 = "sampling/createMessage"
+	MethodListRoots              = "roots/list"
+)
+
+// session lists the methods of the session era, except initialize, which
+// the transport answers because it creates the session.
+var session = map[string]Func{
+	MethodPing:                  ping,
+	MethodSetLevel:              setLevel,
+	MethodToolsList:             listTools,
+	MethodToolsCall:             callTool,
+	MethodPromptsList:           listPrompts,
+	MethodPromptsGet:            getPrompt,
+	MethodResourcesList:         listResources,
+	MethodResourceTemplatesList: listTemplates,
+	MethodResourcesRead:         readResource,
+	MethodResourcesSubscribe:    subscribe,
+	MethodResourcesUnsubscribe:  unsubscribe,
+	MethodComplete:              complete,
+}
+
+// Lookup returns the session-era method named method.
+func Lookup(method string) (Func, bool) {
+	f, ok := session[method]
+	return f, ok
+}
+
+// decode reads params into v; absent or null params leave v as is.
+func decode(params json.RawMessage, v any) error {
+	if len(params) == 0 || bytes.Equal(params, []byte("null")) {
+		return nil
+	}
+	if err := json.Unmarshal(params, v); err != nil {
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s", paramError(err))
+	}
+	return nil
+}
+
+func paramError(err error) string {
+	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
+		return `"` + te.Field + `" must not be ` + te.Value
+	}
+	return "malformed params object"
+}
+
+func invalidParams(format string, args ...any) Reply {
+	return Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...))
+}
+
+func ping(Server, json.RawMessage) Reply { return Result(mcp.EmptyResult{}) }
+
+func setLevel(s Server, params json.RawMessage) Reply {
+	var p mcp.SetLevelParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	if p.Level.Severity() < 0 {
+		return invalidParams("invalid params: unknown logging level %q; use debug, info, notice, warning, error, critical, alert or emergency", p.Level)
+	}
+	s.SetLogLevel(p.Level)
+	return Result(mcp.EmptyResult{})
+}
+
+func listTools(s Server, params json.RawMessage) Reply {
+	var p mcp.PaginatedParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	page, next, err := paginate(s.Tools(), p.Cursor, s.PageSize())
+	if err != nil {
+		return Fail(err)
+	}
+	res := &mcp.ListToolsResult{Tools: make([]mcp.Tool, len(page)), NextCursor: next}
+	for i, t := range page {
+		res.Tools[i] = *t
+	}
+	return Result(res)
+}
+
+func callTool(s Server, params json.RawMessage) Reply {
+	var p mcp.CallToolParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	if p.Name == "" {
+		return invalidParams(`invalid params: "name" is required`)
+	}
+	return s.CallTool(p.Name, p.Arguments)
+}
+
+func listPrompts(s Server, params json.RawMessage) Reply {
+	var p mcp.PaginatedParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	page, next, err := paginate(s.Prompts(), p.Cursor, s.PageSize())
+	if err != nil {
+		return Fail(err)
+	}
+	res := &mcp.ListPromptsResult{Prompts: make([]mcp.Prompt, len(page)), NextCursor: next}
+	for i, pr := range page {
+		res.Prompts[i] = *pr
+	}
+	return Result(res)
+}
+
+func getPrompt(s Server, params json.RawMessage) Reply {
+	var p mcp.GetPromptParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	if p.Name == "" {
+		return invalidParams(`invalid params: "name" is required`)
+	}
+	return s.GetPrompt(p.Name, p.Arguments)
+}
+
+func listTemplates(s Server, params json.RawMessage) Reply {
+	var p mcp.PaginatedParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	page, next, err := paginate(s.Templates(), p.Cursor, s.PageSize())
+	if err != nil {
+		return Fail(err)
+	}
+	res := &mcp.ListResourceTemplatesResult{ResourceTemplates: make([]mcp.ResourceTemplate, len(page)), NextCursor: next}
+	for i, t := range page {
+		res.ResourceTemplates[i] = *t
+	}
+	return Result(res)
+}
+
+func readResource(s Server, params json.RawMessage) Reply {
+	var p mcp.ReadResourceParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	if p.URI == "" {
+		return invalidParams(`invalid params: "uri" is required`)
+	}
+	return s.ReadResource(p.URI)
+}
+
+func subscribe(s Server, params json.RawMessage) Reply   { return setSubscription(s, params, true) }
+func unsubscribe(s Server, params json.RawMessage) Reply { return setSubscription(s, params, false) }
+
+func setSubscription(s Server, params json.RawMessage, on bool) Reply {
+	var p mcp.ReadResourceParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	if p.URI == "" {
+		return invalidParams(`invalid params: "uri" is required`)
+	}
+	if err := s.Subscribe(p.URI, on); err != nil {
+		return Fail(err)
+	}
+	return Result(mcp.EmptyResult{})
+}
+
+func complete(s Server, params json.RawMessage) Reply {
+	var p mcp.CompleteParams
+	if err := decode(params, &p); err != nil {
+		return Fail(err)
+	}
+	switch {
+	case p.Ref.Type == "ref/prompt" && p.Ref.Name == "":
+		return invalidParams(`invalid params: "ref.name" is required for ref/prompt`)
+	case p.Ref.Type == "ref/resource" && p.Ref.URI == "":
+		return invalidParams(`invalid params: "ref.uri" is required for ref/resource`)
+	case p.Ref.Type != "ref/prompt" && p.Ref.Type != "ref/resource":
+		return invalidParams(`invalid params: "ref.type" must be "ref/prompt" or "ref/resource"`)
+	case p.Argument.Name == "":
+		return invalidParams(`invalid params: "argument.name" is required`)
+	}
+	c, err := s.Complete(&p)
+	if err != nil {
+		return Fail(err)
+	}
+	if c.Values == nil {
+		c.Values = []string{}
+	}
+	if len(c.Values) > MaxCompletionValues {
+		total := len(c.Values)
+		if c.Total != nil {
+			total = *c.Total
+		}
+		c.Values, c.Total, c.HasMore = c.Values[:MaxCompletionValues], &total, true
+	}
+	return Result(&mcp.CompleteResult{Completion: *c})
+}
+
+// MaxCompletionValues is the most values one completion may carry (spec).
+const MaxCompletionValues = 100

@@ -1,0 +1,51 @@
+package handlers
+
+import (
+	"encoding/json"
+
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// Server is the router as one request sees it. Every list it returns is
+// already filtered to what the caller may see, in registration order.
+type Server interface {
+	// PageSize is how many items a list page holds.
+	PageSize() int
+	// SetLogLevel records the level for logging/setLevel.
+	SetLogLevel(level mcp.LoggingLevel)
+
+	Tools() []*mcp.Tool
+	CallTool(name string, args json.RawMessage) Reply
+
+	Prompts() []*mcp.Prompt
+	GetPrompt(name string, args map[string]string) Reply
+
+	// Resources are the static resources; ResourceSources produce more,
+	// each with its own cursor, listed after the static ones.
+	Resources() []*mcp.Resource
+	ResourceSources() []ResourceSource
+	Templates() []*mcp.ResourceTemplate
+	ReadResource(uri string) Reply
+	// Subscribe (or unsubscribe) the caller to updates of uri.
+	Subscribe(uri string, on bool) error
+
+	Complete(p *mcp.CompleteParams) (*mcp.Completion, error)
+}
+
+// ResourceSource lists dynamic resources one page at a time. cursor is ""
+// for the first page; next is "" after the last.
+type ResourceSource func(cursor string) (page []mcp.Resource, next string, err error)
+
+// Reply is what a method produced: a result to encode, an error, or
+// Pending when the answer will be sent later on the request's stream.
+type Reply struct {
+	Result  any
+	Err     error
+	Pending bool
+}
+
+// Result returns a Reply carrying v.
+func Result(v any) Reply { return Reply{Result: v} }
+
+// Fail returns a Reply carrying err.
+func Fail(err error) Reply { return Reply{Err: err} }

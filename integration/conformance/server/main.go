@@ -1,0 +1,46 @@
+// Command server is the conformance fixture: the MCP server the official
+// conformance suite expects (tools, prompts and resources named test_*),
+// built with Specter. It serves on $SPECTER_ADDR (default 127.0.0.1:3001)
+// at /mcp.
+package main
+
+import (
+	"context"
+	"errors"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/integration/conformance/fixture"
+)
+
+func main() {
+	addr := os.Getenv("SPECTER_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:3001"
+	}
+	logger := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.WarnLevel)
+	r := fixture.New(specter.Logger(logger))
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", r.Handler())
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.Shutdown(shutdown)
+		_ = srv.Shutdown(shutdown)
+	}()
+	log.Printf("conformance fixture serving on http://%s/mcp", addr)
+	if err := srv.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,118 @@
+package specter
+
+import (
+	"encoding/json"
+
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// Option configures a tool, prompt or resource declaration. The options of
+// this package (Description, Title, ReadOnly, Complete, …) are Options, and
+// so is every params.Field: a field declares a parameter. Anything else
+// makes the declaration fail.
+type Option interface{}
+
+// DeclOption is an Option that sets a property of a declaration.
+type DeclOption func(*declaration)
+
+// SharedOption configures a declaration or, given to NewRouter, the server.
+type SharedOption struct {
+	decl   func(*declaration)
+	router func(*Router)
+}
+
+func (o SharedOption) applyRouter(r *Router) { o.router(r) }
+
+// Description sets what a tool, prompt or resource does (for the LLM), or,
+// given to NewRouter, what the server is.
+func Description(s string) SharedOption {
+	return SharedOption{
+		decl:   func(d *declaration) { d.description = s },
+		router: func(r *Router) { r.info.Description = s },
+	}
+}
+
+// Title sets a human-readable display name.
+func Title(s string) SharedOption {
+	return SharedOption{
+		decl:   func(d *declaration) { d.title = s },
+		router: func(r *Router) { r.info.Title = s },
+	}
+}
+
+// Icons sets the icons a client may show.
+func Icons(icons ...mcp.Icon) SharedOption {
+	return SharedOption{
+		decl:   func(d *declaration) { d.icons = icons },
+		router: func(r *Router) { r.info.Icons = icons },
+	}
+}
+
+// Meta sets the _meta object of a declaration.
+func Meta(meta mcp.Meta) DeclOption { return func(d *declaration) { d.meta = meta } }
+
+// Name sets a resource's name (default: its URI or template).
+func Name(s string) DeclOption { return func(d *declaration) { d.resourceName = s } }
+
+// MIMEType sets a resource's MIME type.
+func MIMEType(s string) DeclOption { return func(d *declaration) { d.mimeType = s } }
+
+// ReadOnly hints that a tool does not change its environment.
+func ReadOnly() DeclOption {
+	return hint(func(a *mcp.ToolAnnotations, b *bool) { a.ReadOnlyHint = b }, true)
+}
+
+// Destructive hints whether a tool may destroy data (the spec's default is
+// true for tools that are not read-only).
+func Destructive(v bool) DeclOption {
+	return hint(func(a *mcp.ToolAnnotations, b *bool) { a.DestructiveHint = b }, v)
+}
+
+// Idempotent hints that calling a tool twice with the same arguments has no
+// further effect.
+func Idempotent() DeclOption {
+	return hint(func(a *mcp.ToolAnnotations, b *bool) { a.IdempotentHint = b }, true)
+}
+
+// OpenWorld hints whether a tool reaches an open world of external
+// entities (the spec's default is true).
+func OpenWorld(v bool) DeclOption {
+	return hint(func(a *mcp.ToolAnnotations, b *bool) { a.OpenWorldHint = b }, v)
+}
+
+func hint(set func(*mcp.ToolAnnotations, *bool), v bool) DeclOption {
+	return func(d *declaration) {
+		if d.annotations == nil {
+			d.annotations = &mcp.ToolAnnotations{}
+		}
+		set(d.annotations, &v)
+	}
+}
+
+// InputSchema gives a tool a raw JSON Schema instead of params fields. It is
+// served verbatim and enforced with a JSON Schema validator.
+func InputSchema(schema json.RawMessage) DeclOption {
+	return func(d *declaration) { d.rawInput = schema }
+}
+
+// OutputSchema declares the JSON Schema of a tool's structuredContent.
+// Clients then expect every successful result to carry structuredContent.
+func OutputSchema(schema json.RawMessage) DeclOption {
+	return func(d *declaration) { d.outputSchema = schema }
+}
+
+// Complete attaches a completion provider to a prompt argument or a
+// resource template variable. Enum params complete by themselves.
+func Complete(argument string, c Completer) DeclOption {
+	return func(d *declaration) {
+		if d.completers == nil {
+			d.completers = map[string]Completer{}
+		}
+		d.completers[argument] = c
+	}
+}
+
+// List makes a resource template enumerable in resources/list: h returns
+// the current page as []mcp.Resource, reads the page's cursor with
+// req.Cursor() and sets the next one with c.PutNextCursor.
+func List(h Handler) DeclOption { return func(d *declaration) { d.list = h } }

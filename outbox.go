@@ -1,0 +1,349 @@
+package specter
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/specter-mcp/specter/sse"
+)
+
+type outMode uint8
+
+const (
+	modeUndecided outMode = iota // nothing sent yet: the answer may still be plain JSON
+	modeSSE
+	modeJSON
+)
+
+// event is one message of a stream, kept for replay.
+type event struct {
+	seq      uint64
+	data     []byte
+	response bool
+}
+
+// outbox is one response stream of a session: the answer to a POST, or the
+// session's standalone GET stream. Messages are appended by whoever
+// produces them (the handler, Async work, notifications) and written at
+// once to the connection attached to the stream, if any. Every message is
+// kept until the stream is complete and delivered, so that a client whose
+// connection dropped resumes with GET and Last-Event-ID and loses nothing.
+//
+// A POST answer starts undecided: if the response is the first message it
+// is written as application/json; the first notification or request, or a
+// keep-alive tick, turns the answer into an event stream.
+type outbox struct {
+	sess       *session
+	id         string
+	priming    bool // the client expects a priming event (2025-11-25+)
+	standalone bool
+
+	mu       sync.Mutex
+	events   []event
+	size     int
+	seq      uint64
+	lost     uint64 // highest seq dropped to stay within the buffer limit
+	mode     outMode
+	rw       http.ResponseWriter // attached connection, before it is an event stream
+	w        *sse.Writer         // attached connection, as an event stream
+	attach   uint64              // increments on every attach, so an old connection knows it was replaced
+	pending  int                 // requests still to be answered
+	sent     uint64              // last seq written to a connection
+	orphan   bool                // the POST connection left before the answer was decided
+	complete bool
+	done     chan struct{} // closed when complete
+	kick     chan struct{} // asks the attached connection to let go (CloseSSE, replaced, failed)
+	timer    *time.Timer   // keep-alive
+}
+
+func newOutbox(s *session, id string, standalone bool) *outbox {
+	return &outbox{
+		sess: s, id: id, standalone: standalone,
+		priming: s != nil && supportsPriming(s.version),
+		done:    make(chan struct{}), kick: make(chan struct{}, 1),
+	}
+}
+
+func (o *outbox) eventID(seq uint64) string { return o.id + "_" + strconv.FormatUint(seq, 10) }
+
+// parseEventID splits "<stream>_<seq>".
+func parseEventID(id string) (stream string, seq uint64, ok bool) {
+	i := strings.LastIndexByte(id, '_')
+	if i <= 0 {
+		return "", 0, false
+	}
+	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
+	return id[:i], seq, err == nil
+}
+
+// send appends a message and writes it to the attached connection.
+func (o *outbox) send(data []byte, response bool) {
+	if o.append(data, response) && o.sess != nil {
+		// Nobody can ask for this answer any more: its client left before
+		// the stream had event ids to resume from.
+		o.sess.dropStream(o)
+	}
+}
+
+func (o *outbox) append(data []byte, response bool) (drop bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.complete {
+		return false // the stream is over; a late message has nowhere to go
+	}
+	if data == nil {
+		// A request that ends without an answer (cancelled) still
+		// counts toward completing the stream.
+		o.pending--
+		if o.pending <= 0 && !o.standalone {
+			o.complete = true
+			close(o.done)
+			return o.orphan
+		}
+		return false
+	}
+	o.seq++
+	ev := event{seq: o.seq, data: data, response: response}
+	o.keep(ev)
+	if response {
+		o.pending--
+	}
+	switch o.mode {
+	case modeUndecided:
+		if !response && o.rw != nil {
+			o.startStream()
+		}
+	case modeSSE:
+		if o.w != nil {
+			o.write(ev)
+		}
+	}
+	if response && o.pending <= 0 && !o.standalone {
+		o.complete = true
+		close(o.done)
+		return o.orphan
+	}
+	return false
+}
+
+// keep retains ev for replay, dropping the oldest events past the limit.
+func (o *outbox) keep(ev event) {
+	o.events = append(o.events, ev)
+	o.size += len(ev.data)
+	limit := 4 << 20
+	if o.sess != nil {
+		limit = o.sess.r.cfg.bufferBytes
+	}
+	for o.size > limit && len(o.events) > 1 {
+		o.size -= len(o.events[0].data)
+		o.lost = o.events[0].seq
+		o.events[0] = event{}
+		o.events = o.events[1:]
+	}
+}
+
+// startStream turns an undecided answer into an event stream and writes
+// what was kept so far. Called with o.mu held.
+func (o *outbox) startStream() {
+	o.mode = modeSSE
+	o.w = sse.NewWriter(o.rw, http.StatusOK)
+	o.rw = nil
+	o.primeAndReplay(0)
+}
+
+// primeAndReplay writes the priming event and every kept event after seq.
+func (o *outbox) primeAndReplay(after uint64) {
+	if o.priming {
+		// An id with empty data lets the client resume from here even if
+		// the connection drops before the first real message.
+		o.writeRaw(sse.Event{ID: o.eventID(after), Retry: o.sess.r.cfg.retry})
+	}
+	for _, ev := range o.events {
+		if ev.seq > after && o.w != nil {
+			o.write(ev)
+		}
+	}
+}
+
+func (o *outbox) write(ev event) {
+	o.writeRaw(sse.Event{ID: o.eventID(ev.seq), Data: ev.data})
+	if o.w != nil {
+		o.sent = ev.seq
+	}
+}
+
+func (o *outbox) writeRaw(e sse.Event) {
+	if o.w == nil {
+		return
+	}
+	_ = o.w.SetWriteDeadline(time.Now().Add(o.sess.r.cfg.writeTimeout))
+	if err := o.w.Send(e); err != nil {
+		// The client is gone or does not read; keep the events for a
+		// resume and let the connection go.
+		o.w = nil
+		o.signal()
+	}
+}
+
+func (o *outbox) signal() {
+	select {
+	case o.kick <- struct{}{}:
+	default:
+	}
+}
+
+// attachPOST attaches the connection that sent the POST; the answer is
+// undecided until the first message.
+func (o *outbox) attachPOST(w http.ResponseWriter) (gen uint64) {
+	o.mu.Lock()
+	o.rw = w
+	o.attach++
+	gen = o.attach
+	o.mu.Unlock()
+	o.armKeepAlive()
+	return gen
+}
+
+// attached reports whether a connection is reading the stream.
+func (o *outbox) attached() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.w != nil || o.rw != nil
+}
+
+// delivered returns the seq of the last message written to a connection.
+func (o *outbox) delivered() uint64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.sent
+}
+
+// attachStream attaches a GET connection as an event stream, replaying
+// events after seq. It replaces a connection already attached.
+func (o *outbox) attachStream(w http.ResponseWriter, after uint64) (gen uint64) {
+	o.mu.Lock()
+	if o.w != nil || o.rw != nil {
+		o.w, o.rw = nil, nil
+		o.signal()
+	}
+	// Drain a stale kick so this connection is not dropped at once.
+	select {
+	case <-o.kick:
+	default:
+	}
+	o.mode = modeSSE
+	o.attach++
+	gen = o.attach
+	o.w = sse.NewWriter(w, http.StatusOK)
+	o.primeAndReplay(after)
+	o.mu.Unlock()
+	o.armKeepAlive()
+	return gen
+}
+
+// detach lets go of connection generation gen, if it is still attached,
+// and reports whether the stream is complete and was delivered whole on
+// that connection, so that nothing needs keeping for a resume.
+func (o *outbox) detach(gen uint64) (delivered bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.attach != gen {
+		return false
+	}
+	delivered = o.complete && o.w != nil
+	if o.mode == modeUndecided {
+		o.orphan = true
+	}
+	o.w, o.rw = nil, nil
+	if o.timer != nil {
+		o.timer.Stop()
+	}
+	return delivered
+}
+
+// takeJSON returns the kept responses for a plain JSON answer when the
+// answer is complete and nothing was streamed, and marks it as JSON.
+func (o *outbox) takeJSON(gen uint64) ([]event, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.mode != modeUndecided || !o.complete || o.attach != gen || o.rw == nil {
+		return nil, false
+	}
+	o.mode = modeJSON
+	o.rw = nil
+	if o.timer != nil {
+		o.timer.Stop()
+	}
+	evs := o.events
+	o.events, o.size = nil, 0
+	return evs, true
+}
+
+// closeConn ends the current connection before the stream is complete, as
+// SSE polling allows: the client reconnects after the retry delay.
+func (o *outbox) closeConn() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.mode == modeUndecided && o.rw != nil {
+		o.startStream()
+	}
+	if o.w != nil {
+		o.writeRaw(sse.Event{Retry: o.sess.r.cfg.retry, ID: o.eventID(o.seq)})
+		o.w = nil
+	}
+	o.signal()
+}
+
+func (o *outbox) armKeepAlive() {
+	d := o.sess.r.cfg.keepAlive
+	if d <= 0 {
+		return
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.timer == nil {
+		o.timer = time.AfterFunc(d, o.keepAlive)
+	} else {
+		o.timer.Reset(d)
+	}
+}
+
+// keepAlive writes a comment on a quiet stream so that idle-connection
+// timeouts between client and server do not cut it.
+func (o *outbox) keepAlive() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.complete && !o.standalone {
+		return
+	}
+	if o.mode == modeUndecided && o.rw != nil {
+		o.startStream()
+	}
+	if o.w == nil {
+		return
+	}
+	_ = o.w.SetWriteDeadline(time.Now().Add(o.sess.r.cfg.writeTimeout))
+	if err := o.w.Comment("keep-alive"); err != nil {
+		o.w = nil
+		o.signal()
+		return
+	}
+	o.timer.Reset(o.sess.r.cfg.keepAlive)
+}
+
+// stop releases the timer of a stream that is no longer used.
+func (o *outbox) stop() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.timer != nil {
+		o.timer.Stop()
+	}
+	if !o.complete {
+		o.complete = true
+		close(o.done)
+	}
+	o.signal()
+}

@@ -1,0 +1,217 @@
+package specter
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/middleware"
+)
+
+// Router is an MCP server: its declarations, its connect step and its
+// sessions. Create one with NewRouter, declare tools, prompts and
+// resources, then Mount it on an Echo group or serve Handler(). A Router
+// is safe for concurrent use; declarations may change while it serves.
+type Router struct {
+	info         mcp.Implementation
+	instructions string
+	connect      func(*Context) error
+	cfg          config
+	log          zerolog.Logger
+
+	mu       sync.Mutex // serializes declaration changes
+	catalog  atomic.Pointer[catalog]
+	sessions sessionTable
+	closing  atomic.Bool
+	work     sync.WaitGroup // Async work in flight
+	handler  http.Handler
+}
+
+type config struct {
+	pageSize       int
+	bufferBytes    int
+	sessionTimeout time.Duration
+	maxSessions    int
+	maxBody        int64
+	keepAlive      time.Duration
+	retry          time.Duration
+	writeTimeout   time.Duration
+	logLevel       mcp.LoggingLevel
+	onError        func(ctx context.Context, err error, req *Request)
+	onSessionEnd   func(id, reason string)
+	guard          *middleware.HostGuardConfig
+	resourceMeta   string
+}
+
+// RouterOption configures a Router.
+type RouterOption interface{ applyRouter(*Router) }
+
+type routerOption func(*Router)
+
+func (f routerOption) applyRouter(r *Router) { f(r) }
+
+// Instructions tells clients how to use the server; they often pass it to
+// the model. Connect may override it per caller with PutInstructions.
+func Instructions(s string) RouterOption {
+	return routerOption(func(r *Router) { r.instructions = s })
+}
+
+// WebsiteURL sets the server's website in its implementation info.
+func WebsiteURL(url string) RouterOption {
+	return routerOption(func(r *Router) { r.info.WebsiteURL = url })
+}
+
+// Logger sets the zerolog logger for the router's own messages (errors
+// with detail, sessions ending). Default: JSON lines on stderr at info.
+func Logger(l zerolog.Logger) RouterOption { return routerOption(func(r *Router) { r.log = l }) }
+
+// OnError receives the full detail of every error a client only sees as
+// "internal error": handler errors and recovered panics.
+func OnError(f func(ctx context.Context, err error, req *Request)) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.onError = f })
+}
+
+// OnSessionEnd is called when a session ends, with the reason: EndClient,
+// EndTimeout or EndShutdown.
+func OnSessionEnd(f func(sessionID, reason string)) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.onSessionEnd = f })
+}
+
+// PageSize sets how many items a page of tools/list, prompts/list,
+// resources/list and resources/templates/list holds. Default 50.
+func PageSize(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.pageSize = n }) }
+
+// SessionTimeout ends sessions idle for longer than d (no request, no open
+// stream, no running work). Default 5 minutes; 0 keeps sessions until
+// DELETE.
+func SessionTimeout(d time.Duration) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.sessionTimeout = d })
+}
+
+// MaxSessions caps concurrent sessions; initialize beyond it answers 503.
+// Default 50,000.
+func MaxSessions(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.maxSessions = n }) }
+
+// BufferBytes caps the messages a stream keeps for resumption. Default 4 MiB.
+func BufferBytes(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.bufferBytes = n }) }
+
+// MaxBodyBytes caps a request body; larger bodies get 413. Default 4 MiB.
+func MaxBodyBytes(n int64) RouterOption { return routerOption(func(r *Router) { r.cfg.maxBody = n }) }
+
+// KeepAlive sets how often a quiet stream gets a comment so intermediaries
+// keep it open. Default 15 seconds; 0 disables.
+func KeepAlive(d time.Duration) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.keepAlive = d })
+}
+
+// RetryAfter is the reconnection delay sent to clients in SSE retry fields.
+// Default 1 second.
+func RetryAfter(d time.Duration) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.retry = d })
+}
+
+// WriteTimeout bounds how long a write to a client may block; a client
+// that does not read loses its connection (not its messages). Default 10s.
+func WriteTimeout(d time.Duration) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.writeTimeout = d })
+}
+
+// DefaultLogLevel is the level below which log messages are not sent to a
+// session that never called logging/setLevel. Default info.
+func DefaultLogLevel(l mcp.LoggingLevel) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.logLevel = l })
+}
+
+// HostGuard configures the DNS-rebinding guard (see middleware.HostGuard),
+// which is on by default. HostGuard(nil) turns it off.
+func HostGuard(cfg *middleware.HostGuardConfig) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.guard = cfg })
+}
+
+// ResourceMetadata sets the URL of the OAuth protected resource metadata
+// (RFC 9728) that 401 challenges point clients to.
+func ResourceMetadata(url string) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.resourceMeta = url })
+}
+
+// NewRouter returns a router for the server name and version.
+func NewRouter(name, version string, opts ...RouterOption) *Router {
+	r := &Router{
+		info: mcp.Implementation{Name: name, Version: version},
+		cfg: config{
+			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
+			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
+			logLevel: mcp.LevelInfo, guard: &middleware.HostGuardConfig{},
+		},
+		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
+		sessions: sessionTable{m: map[string]*session{}},
+	}
+	r.catalog.Store(&catalog{byTool: map[string]*declaration{}, byPrompt: map[string]*declaration{}, byURI: map[string]*declaration{}})
+	for _, o := range opts {
+		if o != nil {
+			o.applyRouter(r)
+		}
+	}
+	var h http.Handler = http.HandlerFunc(r.serveHTTP)
+	if r.cfg.guard != nil {
+		h = middleware.HostGuardWithConfig(*r.cfg.guard)(h)
+	}
+	r.handler = h
+	return r
+}
+
+// Connect sets the function that runs on every MCP request before it is
+// dispatched (after any Echo middleware): it authenticates the caller and
+// decides what the caller may see, with Assign, SetPrincipal, PutTools,
+// PutPrompts, PutResources and PutInstructions. Returning Unauthorized or
+// Forbidden refuses the request with 401 or 403; any other error refuses
+// it with a JSON-RPC internal error.
+func (r *Router) Connect(f func(c *Context) error) { r.connect = f }
+
+// Handler returns the router as an http.Handler, for plain net/http. It
+// serves POST, GET and DELETE on whatever path it is mounted at.
+func (r *Router) Handler() http.Handler { return r.handler }
+
+// ServeHTTP serves the MCP endpoint.
+func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.handler.ServeHTTP(w, req) }
+
+// Mount registers the MCP endpoint at the group's prefix, so the group's
+// middleware (authentication, logging, rate limits) runs before connect.
+func (r *Router) Mount(g *echo.Group, middleware ...echo.MiddlewareFunc) {
+	h := func(c echo.Context) error {
+		req := c.Request()
+		req = req.WithContext(context.WithValue(req.Context(), echoKey{}, c))
+		r.handler.ServeHTTP(c.Response(), req)
+		return nil
+	}
+	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete}, "", h, middleware...)
+}
+
+type echoKey struct{}
+
+// Shutdown stops accepting new sessions, waits for Async work to finish
+// (or ctx to end), then ends every session.
+func (r *Router) Shutdown(ctx context.Context) error {
+	r.closing.Store(true)
+	done := make(chan struct{})
+	go func() { r.work.Wait(); close(done) }()
+	var err error
+	select {
+	case <-done:
+	case <-ctx.Done():
+		err = ctx.Err()
+	}
+	for _, s := range r.sessions.all() {
+		s.terminate(EndShutdown)
+	}
+	return err
+}
+
+// Sessions returns the number of live sessions.
+func (r *Router) Sessions() int { return r.sessions.len() }

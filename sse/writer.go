@@ -1,0 +1,110 @@
+package sse
+
+import (
+	"bytes"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// ContentType is the media type of an event stream.
+const ContentType = "text/event-stream"
+
+// Event is one server-sent event. Empty fields are not written, except
+// Data: an event always has a data field, so an event with only an ID
+// (a "priming" event) is still dispatched to the client.
+type Event struct {
+	ID    string
+	Name  string
+	Data  []byte
+	Retry time.Duration
+}
+
+// Writer writes events to one HTTP response. It is not safe for concurrent
+// use; callers serialize writes.
+type Writer struct {
+	w   http.ResponseWriter
+	rc  *http.ResponseController
+	buf []byte
+}
+
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+// NewWriter prepares w for an event stream and writes the status line with
+// the given status (normally 200). Extra headers must be set on w before.
+func NewWriter(w http.ResponseWriter, status int) *Writer {
+	h := w.Header()
+	h.Set("Content-Type", ContentType)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	h.Del("Content-Length")
+	w.WriteHeader(status)
+	sw := &Writer{w: w, rc: http.NewResponseController(w)}
+	_ = sw.rc.Flush()
+	return sw
+}
+
+// Send writes one event and flushes it.
+func (s *Writer) Send(e Event) error {
+	bp := bufPool.Get().(*[]byte)
+	b := AppendEvent((*bp)[:0], e)
+	_, err := s.w.Write(b)
+	*bp = b[:0]
+	bufPool.Put(bp)
+	if err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// Comment writes a comment line, which clients ignore; it keeps idle
+// connections (and the proxies on their way) from timing out.
+func (s *Writer) Comment(text string) error {
+	s.buf = append(s.buf[:0], ": "...)
+	s.buf = append(s.buf, text...)
+	s.buf = append(s.buf, "\n\n"...)
+	if _, err := s.w.Write(s.buf); err != nil {
+		return err
+	}
+	return s.rc.Flush()
+}
+
+// SetWriteDeadline bounds how long the next writes may block on a client
+// that does not read.
+func (s *Writer) SetWriteDeadline(t time.Time) error {
+	return s.rc.SetWriteDeadline(t)
+}
+
+// AppendEvent appends the wire form of e to dst.
+func AppendEvent(dst []byte, e Event) []byte {
+	if e.ID != "" {
+		dst = append(dst, "id: "...)
+		dst = append(dst, e.ID...)
+		dst = append(dst, '\n')
+	}
+	if e.Name != "" {
+		dst = append(dst, "event: "...)
+		dst = append(dst, e.Name...)
+		dst = append(dst, '\n')
+	}
+	if e.Retry > 0 {
+		dst = append(dst, "retry: "...)
+		dst = strconv.AppendInt(dst, e.Retry.Milliseconds(), 10)
+		dst = append(dst, '\n')
+	}
+	data := e.Data
+	for {
+		i := bytes.IndexByte(data, '\n')
+		dst = append(dst, "data: "...)
+		if i < 0 {
+			dst = append(dst, bytes.TrimSuffix(data, []byte{'\r'})...)
+			dst = append(dst, '\n')
+			break
+		}
+		dst = append(dst, bytes.TrimSuffix(data[:i], []byte{'\r'})...)
+		dst = append(dst, '\n')
+		data = data[i+1:]
+	}
+	return append(dst, '\n')
+}

@@ -1,0 +1,147 @@
+package specter
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// Stream is the channel from a running request back to the client: the
+// request's own SSE stream. Progress, logs and server-to-client requests
+// sent through it reach the client before the final reply; if the client's
+// connection drops, they are kept for it to resume.
+type Stream struct {
+	ob   *outbox
+	sess *session
+	req  *Request
+}
+
+func (s *Stream) sendNotification(method string, params any) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("specter: encode %s: %w", method, err)
+	}
+	s.ob.send(jsonrpc.AppendRequest(nil, nil, method, p), false)
+	return nil
+}
+
+// Progress reports progress on the request. It does nothing when the
+// client sent no progress token. total <= 0 means unknown.
+func (s *Stream) Progress(progress, total float64, message string) error {
+	if s.req.ProgressToken == nil {
+		return nil
+	}
+	p := mcp.ProgressParams{ProgressToken: s.req.ProgressToken, Progress: progress, Message: message}
+	if total > 0 {
+		p.Total = &total
+	}
+	return s.sendNotification(handlers.NotificationProgress, &p)
+}
+
+// Log sends a log message to the client if level is at or above the level
+// the client set with logging/setLevel.
+func (s *Stream) Log(level mcp.LoggingLevel, data any) error {
+	if level.Severity() < 0 {
+		return fmt.Errorf("specter: unknown logging level %q", level)
+	}
+	if level.Severity() < s.sess.level().Severity() {
+		return nil
+	}
+	return s.sendNotification(handlers.NotificationMessage, &mcp.LoggingMessageParams{Level: level, Data: data})
+}
+
+// Notify sends any notification on the request's stream.
+func (s *Stream) Notify(method string, params any) error { return s.sendNotification(method, params) }
+
+// CloseSSE ends the client's current connection without ending the
+// request: the client reconnects (GET with Last-Event-ID) after the retry
+// delay and receives what was sent meanwhile. Long-running work uses it
+// to avoid holding connections open (SSE polling, MCP 2025-11-25).
+func (s *Stream) CloseSSE() { s.ob.closeConn() }
+
+// Elicit asks the user, through the client, for input matching schema (a
+// flat JSON Schema object: a json.RawMessage, or any value that encodes to
+// one). It waits for the answer or for ctx to end.
+func (s *Stream) Elicit(ctx context.Context, message string, schema any) (*mcp.ElicitResult, error) {
+	if !s.req.ClientCapabilities.Elicitation.SupportsForm() {
+		return nil, fmt.Errorf("elicitation/create: %w (elicitation)", ErrCapability)
+	}
+	raw, err := marshalJSON(schema)
+	if err != nil {
+		return nil, fmt.Errorf("specter: encode elicitation schema: %w", err)
+	}
+	var res mcp.ElicitResult
+	err = s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Message: message, RequestedSchema: raw}, &res)
+	return &res, err
+}
+
+// ElicitURL asks the user to complete an interaction at url, out of band
+// (URL mode, MCP 2025-11-25).
+func (s *Stream) ElicitURL(ctx context.Context, message, url, elicitationID string) (*mcp.ElicitResult, error) {
+	if !s.req.ClientCapabilities.Elicitation.SupportsURL() {
+		return nil, fmt.Errorf("elicitation/create: %w (elicitation.url)", ErrCapability)
+	}
+	var res mcp.ElicitResult
+	err := s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res)
+	return &res, err
+}
+
+// Sample asks the client's LLM for a message.
+func (s *Stream) Sample(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	if s.req.ClientCapabilities.Sampling == nil {
+		return nil, fmt.Errorf("sampling/createMessage: %w (sampling)", ErrCapability)
+	}
+	var res mcp.CreateMessageResult
+	err := s.call(ctx, handlers.MethodSample, p, &res)
+	return &res, err
+}
+
+// ListRoots asks the client for its roots.
+func (s *Stream) ListRoots(ctx context.Context) ([]mcp.Root, error) {
+	if s.req.ClientCapabilities.Roots == nil {
+		return nil, fmt.Errorf("roots/list: %w (roots)", ErrCapability)
+	}
+	var res mcp.ListRootsResult
+	err := s.call(ctx, handlers.MethodListRoots, struct{}{}, &res)
+	return res.Roots, err
+}
+
+// ClientError is the error a client answered a server-to-client request with.
+type ClientError struct {
+	Method string
+	Err    *jsonrpc.Error
+}
+
+func (e *ClientError) Error() string {
+	return fmt.Sprintf("specter: client answered %s with error %d: %s", e.Method, e.Err.Code, e.Err.Message)
+}
+
+// call sends a request to the client on this stream and waits for its
+// answer, which arrives as a POST routed by the session.
+func (s *Stream) call(ctx context.Context, method string, params, result any) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("specter: encode %s: %w", method, err)
+	}
+	id, ch := s.sess.await()
+	s.ob.send(jsonrpc.AppendRequest(nil, id, method, p), false)
+	select {
+	case m := <-ch:
+		if m.Error != nil {
+			return &ClientError{Method: method, Err: m.Error}
+		}
+		if err := json.Unmarshal(m.Result, result); err != nil {
+			return fmt.Errorf("specter: decode %s result: %w", method, err)
+		}
+		return nil
+	case <-ctx.Done():
+		s.sess.forget(id)
+		// Tell the client it need not answer any more.
+		_ = s.sendNotification(handlers.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
+		return fmt.Errorf("specter: %s: %w", method, ctx.Err())
+	}
+}

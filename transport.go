@@ -1,0 +1,439 @@
+package specter
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/middleware"
+)
+
+// HTTP headers of the Streamable HTTP transport.
+const (
+	HeaderSessionID       = "Mcp-Session-Id"
+	HeaderProtocolVersion = "Mcp-Protocol-Version"
+	headerLastEventID     = "Last-Event-ID"
+)
+
+func (r *Router) serveHTTP(w http.ResponseWriter, req *http.Request) {
+	switch req.Method {
+	case http.MethodPost:
+		r.servePost(w, req)
+	case http.MethodGet:
+		r.serveGet(w, req)
+	case http.MethodDelete:
+		r.serveDelete(w, req)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeError(w, http.StatusMethodNotAllowed, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Method Not Allowed: use POST, GET or DELETE"))
+	}
+}
+
+// writeError answers with an HTTP status and a JSON-RPC error body.
+func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(jsonrpc.AppendError(nil, id, e))
+}
+
+var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
+	if !isMediaType(req.Header.Get("Content-Type"), "application/json") {
+		writeError(w, http.StatusUnsupportedMediaType, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
+		return
+	}
+	if accept := req.Header.Get("Accept"); !accepts(accept, "application/json") || !accepts(accept, "text/event-stream") {
+		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"))
+		return
+	}
+	buf := bodyPool.Get().(*bytes.Buffer)
+	buf.Reset()
+	defer bodyPool.Put(buf)
+	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, r.cfg.maxBody)); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Request Entity Too Large: the body exceeds %d bytes", r.cfg.maxBody))
+			return
+		}
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeParseError, "parse error: could not read the body"))
+		return
+	}
+	msgs, batch, err := jsonrpc.Parse(buf.Bytes())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, nil, err.(*jsonrpc.Error))
+		return
+	}
+	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
+		writeError(w, http.StatusBadRequest, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
+		return
+	}
+
+	var sess *session
+	if sid := req.Header.Get(HeaderSessionID); sid != "" {
+		if sess = r.sessions.get(sid); sess == nil {
+			writeError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
+			return
+		}
+	}
+	c, ok := r.runConnect(w, req, firstID(msgs))
+	if !ok {
+		return
+	}
+	if sess == nil {
+		r.postWithoutSession(w, req, c, msgs, batch)
+		return
+	}
+	if !sess.ownedBy(c.scope.principal) {
+		writeError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
+		return
+	}
+	if batch && !mcp.AllowsBatch(sess.version) {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported in protocol version %s", sess.version))
+		return
+	}
+	sess.touch()
+	sess.mu.Lock()
+	sess.scope = c.scope
+	sess.mu.Unlock()
+
+	requests := 0
+	for _, m := range msgs {
+		switch m.Kind() {
+		case jsonrpc.KindRequest:
+			requests++
+		case jsonrpc.KindNotification:
+			r.notification(sess, m)
+			middleware.Note(req.Context(), middleware.Message{Method: m.Method, Session: sess.id, Principal: c.scope.principal})
+		default:
+			if !sess.deliver(m) {
+				r.log.Debug().Str("session", sess.id).Str("id", m.ID.String()).Msg("ignored a response to no pending server request")
+			}
+			middleware.Note(req.Context(), middleware.Message{Method: "response", ID: string(m.ID), Session: sess.id, Principal: c.scope.principal})
+		}
+	}
+	if requests == 0 {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	ob := sess.newStream()
+	ob.pending = requests
+	gen := ob.attachPOST(w)
+	sess.busy.Add(1)
+	defer sess.busy.Add(-1)
+	for _, m := range msgs {
+		if m.Kind() == jsonrpc.KindRequest {
+			r.dispatch(c, sess, ob, m)
+		}
+	}
+	r.await(w, req, sess, ob, gen, batch)
+}
+
+// await waits for a POST's answer to complete, the client to go away, or
+// the stream to let the connection go, then writes a plain JSON answer if
+// nothing was streamed.
+func (r *Router) await(w http.ResponseWriter, req *http.Request, sess *session, ob *outbox, gen uint64, batch bool) {
+	select {
+	case <-ob.done:
+	case <-req.Context().Done():
+	case <-ob.kick:
+	}
+	if evs, ok := ob.takeJSON(gen); ok {
+		writeJSONAnswer(w, evs, batch)
+		sess.dropStream(ob)
+		return
+	}
+	if ob.detach(gen) {
+		sess.dropStream(ob)
+	}
+}
+
+func writeJSONAnswer(w http.ResponseWriter, evs []event, batch bool) {
+	w.Header().Set("Content-Type", "application/json")
+	if !batch && len(evs) == 1 {
+		w.Header().Set("Content-Length", fmt.Sprint(len(evs[0].data)))
+		_, _ = w.Write(evs[0].data)
+		return
+	}
+	b := make([]byte, 0, 256)
+	b = append(b, '[')
+	for i, ev := range evs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, ev.data...)
+	}
+	_, _ = w.Write(append(b, ']'))
+}
+
+// postWithoutSession serves a POST that names no session: initialize, or
+// notifications a client may send before it has one.
+func (r *Router) postWithoutSession(w http.ResponseWriter, req *http.Request, c *Context, msgs []*jsonrpc.Message, batch bool) {
+	if len(msgs) == 1 && msgs[0].Method == handlers.MethodInitialize {
+		r.initialize(w, req, c, msgs[0])
+		return
+	}
+	for _, m := range msgs {
+		if m.Kind() == jsonrpc.KindRequest {
+			msg := "Bad Request: Mcp-Session-Id header is required; send initialize first"
+			if m.Method == handlers.MethodInitialize {
+				msg = "Invalid Request: initialize must not be part of a batch"
+			}
+			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
+			return
+		}
+	}
+	// Notifications (such as notifications/initialized from a client that
+	// got no session id) have nothing to act on.
+	w.WriteHeader(http.StatusAccepted)
+}
+
+func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context, m *jsonrpc.Message) {
+	start := time.Now()
+	p, err := handlers.DecodeInitialize(m.Params)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, m.ID, err.(*jsonrpc.Error))
+		return
+	}
+	if r.closing.Load() {
+		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		return
+	}
+	s := &session{
+		r: r, id: newSessionID(), version: handlers.Negotiate(p.ProtocolVersion), client: p.ClientInfo, caps: p.Capabilities,
+		principal: c.scope.principal, scope: c.scope,
+		inflight: map[string]*inflight{}, waiting: map[string]chan *jsonrpc.Message{},
+		streams: map[string]*outbox{}, subs: map[string]struct{}{},
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.logLevel.Store(int32(r.cfg.logLevel.Severity()))
+	s.touch()
+	if !r.sessions.put(s, r.cfg.maxSessions) {
+		s.cancel()
+		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later"))
+		return
+	}
+	s.watchIdle()
+	res := &mcp.InitializeResult{ProtocolVersion: s.version, Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.scope)}
+	body, _ := jsonMarshal(res)
+	w.Header().Set(HeaderSessionID, s.id)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
+	middleware.Note(req.Context(), middleware.Message{Method: m.Method, ID: string(m.ID), Session: s.id, Principal: c.scope.principal, Duration: time.Since(start)})
+}
+
+func (r *Router) capabilities() mcp.ServerCapabilities {
+	return mcp.ServerCapabilities{
+		Logging: &struct{}{}, Completions: &struct{}{},
+		Tools:     &mcp.ListChangedCapability{ListChanged: true},
+		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
+		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+	}
+}
+
+func (r *Router) instructionsFor(s *scope) string {
+	if s.instructions != nil {
+		return *s.instructions
+	}
+	return r.instructions
+}
+
+// notification acts on a client notification. Unknown ones are ignored,
+// as the spec asks.
+func (r *Router) notification(s *session, m *jsonrpc.Message) {
+	if m.Method != handlers.NotificationCancelled {
+		return
+	}
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if jsonUnmarshal(m.Params, &p) == nil && !p.RequestID.IsZero() {
+		s.cancelRequest(p.RequestID)
+	}
+}
+
+func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
+	if !accepts(req.Header.Get("Accept"), "text/event-stream") {
+		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))
+		return
+	}
+	sess, c, ok := r.sessionFor(w, req)
+	if !ok {
+		return
+	}
+	var ob *outbox
+	after := uint64(0)
+	if last := req.Header.Get(headerLastEventID); last != "" {
+		id, seq, valid := parseEventID(last)
+		if valid {
+			ob = sess.stream(id)
+		}
+		if ob == nil {
+			writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Last-Event-ID %q names no stream of this session", last))
+			return
+		}
+		after = seq
+	} else {
+		ob = sess.listener()
+		if ob.attached() {
+			writeError(w, http.StatusConflict, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Conflict: this session already has a GET stream open"))
+			return
+		}
+		after = ob.delivered()
+	}
+	sess.mu.Lock()
+	sess.scope = c.scope
+	sess.mu.Unlock()
+	sess.busy.Add(1)
+	defer func() { sess.busy.Add(-1); sess.touch() }()
+	gen := ob.attachStream(w, after)
+	select {
+	case <-ob.done:
+	case <-req.Context().Done():
+	case <-ob.kick:
+	}
+	if ob.detach(gen) && !ob.standalone {
+		sess.dropStream(ob)
+	}
+}
+
+func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
+	sess, _, ok := r.sessionFor(w, req)
+	if !ok {
+		return
+	}
+	sess.terminate(EndClient)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// sessionFor finds the session a GET or DELETE names and runs connect.
+func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session, *Context, bool) {
+	sid := req.Header.Get(HeaderSessionID)
+	if sid == "" {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required"))
+		return nil, nil, false
+	}
+	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
+		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q", v))
+		return nil, nil, false
+	}
+	sess := r.sessions.get(sid)
+	if sess == nil {
+		writeError(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session"))
+		return nil, nil, false
+	}
+	c, ok := r.runConnect(w, req, nil)
+	if !ok {
+		return nil, nil, false
+	}
+	if !sess.ownedBy(c.scope.principal) {
+		writeError(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session"))
+		return nil, nil, false
+	}
+	return sess, c, true
+}
+
+// ownedBy reports whether principal may use the session: a session
+// belongs to whoever created it.
+func (s *session) ownedBy(principal string) bool { return s.principal == principal }
+
+// runConnect runs the connect function; on refusal it writes the answer.
+func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
+	c = &Context{ctx: req.Context(), echo: ec, http: req, scope: &scope{}}
+	if r.connect != nil {
+		err := func() (err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					err = panicError(v)
+				}
+			}()
+			return r.connect(c)
+		}()
+		if err != nil {
+			r.refuse(w, req, id, err)
+			return nil, false
+		}
+	}
+	c.shared = true
+	return c, true
+}
+
+func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, err error) {
+	var he *HTTPError
+	if !errors.As(err, &he) {
+		r.report(req.Context(), fmt.Errorf("connect: %w", err), nil)
+		writeError(w, http.StatusInternalServerError, id, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+		return
+	}
+	switch he.Status {
+	case http.StatusUnauthorized:
+		// RFC 6750 §3.1: a request without credentials gets no error code.
+		code := ""
+		if req.Header.Get("Authorization") != "" {
+			code = "invalid_token"
+		}
+		w.Header().Set("WWW-Authenticate", r.challenge(code, he.Scope))
+	case http.StatusForbidden:
+		if he.Scope != "" {
+			w.Header().Set("WWW-Authenticate", r.challenge("insufficient_scope", he.Scope))
+		}
+	}
+	writeError(w, he.Status, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(he.Status), he.Message))
+}
+
+// challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728).
+func (r *Router) challenge(code, scope string) string {
+	var b strings.Builder
+	b.WriteString("Bearer ")
+	sep := ""
+	if r.cfg.resourceMeta != "" {
+		fmt.Fprintf(&b, `resource_metadata=%q`, r.cfg.resourceMeta)
+		sep = ", "
+	}
+	if scope != "" {
+		fmt.Fprintf(&b, `%sscope=%q`, sep, scope)
+		sep = ", "
+	}
+	if code != "" {
+		fmt.Fprintf(&b, `%serror=%q`, sep, code)
+	}
+	return strings.TrimSuffix(b.String(), " ")
+}
+
+func firstID(msgs []*jsonrpc.Message) jsonrpc.ID {
+	if len(msgs) == 1 {
+		return msgs[0].ID
+	}
+	return nil
+}
+
+// isMediaType reports whether a Content-Type header names want.
+func isMediaType(header, want string) bool {
+	mt, _, err := mime.ParseMediaType(header)
+	return err == nil && strings.EqualFold(mt, want)
+}
+
+// accepts reports whether an Accept header admits the media type want,
+// directly or through a wildcard range.
+func accepts(header, want string) bool {
+	typ, _, _ := strings.Cut(want, "/")
+	for part := range strings.SplitSeq(header, ",") {
+		mr, _, _ := strings.Cut(part, ";")
+		mr = strings.ToLower(strings.TrimSpace(mr))
+		if mr == want || mr == "*/*" || mr == typ+"/*" {
+			return true
+		}
+	}
+	return false
+}
