@@ -1,0 +1,66 @@
+package integration
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/specter-mcp/specter/integration/conformance/fixture"
+	"github.com/specter-mcp/specter/integration/internal/conformance"
+)
+
+// TestConformance runs the official MCP conformance suite against the
+// fixture server, in this process, and requires zero failures and zero
+// warnings. It needs the pinned harness (npm ci --prefix
+// integration/conformance, which make test runs).
+func TestConformance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the conformance suite takes about a minute; skipped with -short")
+	}
+	r := fixture.New(quiet)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", r.Handler())
+	srv := httptest.NewServer(mux)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.Shutdown(ctx)
+		srv.Close()
+	})
+	url := srv.URL + "/mcp"
+
+	for _, run := range []struct {
+		name string
+		args []string
+	}{
+		{"requirements-2025-11-25", []string{"--requirements", "2025-11-25"}},
+		{"json-schema-2020-12", []string{"--scenario", "json-schema-2020-12", "--spec-version", "2025-11-25"}},
+		{"server-sse-polling", []string{"--scenario", "server-sse-polling"}},
+	} {
+		t.Run(run.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+			defer cancel()
+			res, err := conformance.Run(ctx, url, run.args...)
+			if err != nil {
+				if res != nil {
+					t.Log(res.Output)
+				}
+				t.Fatal(err)
+			}
+			t.Logf("%s: exit %d, %d passed, %d failed, %d warnings", run.name, res.ExitCode, res.Passed, res.Failed, res.Warnings)
+			if !res.Clean() {
+				var lines []string
+				for _, p := range res.Problems() {
+					lines = append(lines, p.String())
+				}
+				t.Fatalf("conformance is not clean:\n%s\n\n%s", strings.Join(lines, "\n"), res.Output)
+			}
+			if res.Passed == 0 {
+				t.Fatal("no check passed: the suite did not run")
+			}
+		})
+	}
+}
