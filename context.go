@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/principal"
 )
 
 // scope is what connect decided for this HTTP request: who the caller is
@@ -14,7 +15,8 @@ type scope struct {
 	assigns      map[string]any
 	instructions *string
 	principal    string
-	tools        map[string]struct{} // nil: every tool
+	caller       *principal.Principal // from authentication middleware, if any
+	tools        map[string]struct{}  // nil: every tool
 	prompts      map[string]struct{}
 	resources    map[string]struct{}
 }
@@ -85,8 +87,12 @@ func Get[T any](c *Context, key string) (T, bool) {
 // logs and binds the sessions this caller creates.
 func (c *Context) SetPrincipal(id string) { c.writable().principal = id }
 
-// Principal returns the authenticated caller, or "".
+// Principal returns the authenticated caller's id, or "".
 func (c *Context) Principal() string { return c.scope.principal }
+
+// Caller returns the caller that authentication middleware (auth.JWT)
+// put in the request context, with its scopes and claims, or nil.
+func (c *Context) Caller() *principal.Principal { return c.scope.caller }
 
 // PutInstructions sets the instructions this caller receives at initialize.
 func (c *Context) PutInstructions(s string) { c.writable().instructions = &s }
@@ -138,23 +144,23 @@ func (c *Context) Progress(progress, total float64, message string) error {
 func (c *Context) Log(level mcp.LoggingLevel, data any) error { return c.stream.Log(level, data) }
 
 // Elicit asks the user for input (see Stream.Elicit).
-func (c *Context) Elicit(ctx context.Context, message string, schema any) (*mcp.ElicitResult, error) {
-	return c.stream.Elicit(ctx, message, schema)
+func (c *Context) Elicit(ctx context.Context, message string, schema any, opts ...InputOption) (*mcp.ElicitResult, error) {
+	return c.stream.Elicit(ctx, message, schema, opts...)
 }
 
 // ElicitURL asks the user to visit url (see Stream.ElicitURL).
-func (c *Context) ElicitURL(ctx context.Context, message, url, elicitationID string) (*mcp.ElicitResult, error) {
-	return c.stream.ElicitURL(ctx, message, url, elicitationID)
+func (c *Context) ElicitURL(ctx context.Context, message, url, elicitationID string, opts ...InputOption) (*mcp.ElicitResult, error) {
+	return c.stream.ElicitURL(ctx, message, url, elicitationID, opts...)
 }
 
 // Sample asks the client's LLM for a message (see Stream.Sample).
-func (c *Context) Sample(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-	return c.stream.Sample(ctx, p)
+func (c *Context) Sample(ctx context.Context, p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
+	return c.stream.Sample(ctx, p, opts...)
 }
 
 // ListRoots asks the client for its roots (see Stream.ListRoots).
-func (c *Context) ListRoots(ctx context.Context) ([]mcp.Root, error) {
-	return c.stream.ListRoots(ctx)
+func (c *Context) ListRoots(ctx context.Context, opts ...InputOption) ([]mcp.Root, error) {
+	return c.stream.ListRoots(ctx, opts...)
 }
 
 // Session is an MCP session as handlers see it: an id and data that lives

@@ -50,6 +50,8 @@ type declaration struct {
 	outputSchema json.RawMessage
 	completers   map[string]Completer
 	list         Handler
+	cache        *cacheHint
+	headers      []headerParam // params mirrored into Mcp-Param-* headers
 
 	fields  []params.Field
 	schema  *params.Schema
@@ -143,9 +145,17 @@ func (d *declaration) compile(schema *params.Schema) error {
 	return d.compileResource()
 }
 
+// headerParam is a tool param mirrored into a header (x-mcp-header).
+type headerParam struct{ param, header string }
+
 func (d *declaration) compileTool() error {
 	if !toolName.MatchString(d.name) {
 		return fmt.Errorf("tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
+	}
+	for _, f := range d.schema.Fields() {
+		if f.Header != "" {
+			d.headers = append(d.headers, headerParam{param: f.Name, header: f.Header})
+		}
 	}
 	if d.outputSchema != nil {
 		if _, err := params.Raw(d.outputSchema); err != nil {

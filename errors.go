@@ -44,8 +44,9 @@ func (e *ToolError) Error() string { return e.Message }
 // NewToolError returns a ToolError with the given message.
 func NewToolError(message string) *ToolError { return &ToolError{Message: message} }
 
-// ErrCapability is returned by Elicit, Sample and ListRoots when the client
-// did not declare the capability they need.
+// ErrCapability matches (errors.Is) the *CapabilityError that Elicit,
+// Sample and ListRoots return when the client did not declare the
+// capability they need.
 var ErrCapability = errors.New("specter: the client did not declare the capability this request needs")
 
 // ResourceNotFound is the error for a resource URI that names nothing: a

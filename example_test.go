@@ -168,4 +168,3 @@ func ExampleRouter_Mount() {
 	fmt.Println(len(e.Routes()) > 0)
 	// Output: true
 }
-

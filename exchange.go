@@ -19,33 +19,56 @@ import (
 // it implements handlers.Server over the catalog snapshot taken when the
 // request arrived, filtered by what connect allowed.
 type exchange struct {
-	r     *Router
-	cat   *catalog
-	c     *Context
-	sess  *session
-	ob    *outbox
-	start time.Time
+	r      *Router
+	cat    *catalog
+	c      *Context
+	sess   *session // nil on the 2026-07-28 wire
+	ob     *outbox
+	start  time.Time
+	cancel context.CancelFunc // ends a 2026-07-28 request's context
 }
+
+func (x *exchange) modern() bool { return x.c.req.modern != nil }
 
 var _ handlers.Server = (*exchange)(nil)
 
-// dispatch answers one request on ob.
-func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message) {
-	req := newRequest(m, sess)
-	ctx, cancel := context.WithCancel(sess.ctx)
+// dispatch answers one request on ob: in a session, or, with call set,
+// statelessly on the 2026-07-28 wire.
+func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message, call *modernCall) {
+	req := newRequest(m, sess, call)
+	var (
+		ctx    context.Context
+		cancel context.CancelFunc
+	)
+	if sess != nil {
+		// A dropped connection is no cancellation in a session: the
+		// client may resume the stream.
+		ctx, cancel = context.WithCancel(sess.ctx)
+	} else {
+		// On the 2026-07-28 wire closing the stream cancels the request.
+		ctx, cancel = context.WithCancel(conn.http.Context())
+	}
 	c := &Context{ctx: ctx, echo: conn.echo, http: conn.http, scope: conn.scope, shared: true, req: req, sess: sess}
 	c.stream = &Stream{ob: ob, sess: sess, req: req}
 	x := &exchange{r: r, cat: r.catalog.Load(), c: c, sess: sess, ob: ob, start: time.Now()}
-	if !sess.begin(m.ID, cancel) {
+	lookup := handlers.Lookup
+	if sess == nil {
+		lookup = handlers.LookupModern
+		x.cancel = cancel
+		if err := x.openState(); err != nil {
+			x.respond(handlers.Fail(err), false)
+			return
+		}
+	} else if !sess.begin(m.ID, cancel) {
 		cancel()
 		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
-	if m.Method == handlers.MethodInitialize {
+	if m.Method == handlers.MethodInitialize && sess != nil {
 		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
 		return
 	}
-	f, ok := handlers.Lookup(m.Method)
+	f, ok := lookup(m.Method)
 	if !ok {
 		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)), true)
 		return
@@ -69,6 +92,9 @@ func (x *exchange) respond(reply handlers.Reply, registered bool) {
 	req := x.c.req
 	var data []byte
 	code := 0
+	if reply.Err == nil && x.modern() {
+		x.decorate(reply.Result)
+	}
 	if reply.Err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(reply.Err, &je) {
@@ -86,16 +112,23 @@ func (x *exchange) respond(reply handlers.Reply, registered bool) {
 			data = jsonrpc.AppendResult(nil, req.ID, body)
 		}
 	}
-	if registered && x.sess.end(req.ID) {
+	switch {
+	case registered && x.sess != nil && x.sess.end(req.ID):
 		// The client cancelled the request: it wants no answer (MCP
 		// cancellation), but the stream still ends.
 		x.ob.send(nil, true)
 		code = jsonrpc.CodeRequestCancelled
-	} else {
+	case x.modern():
+		if code != 0 {
+			x.ob.status = modernStatus(code)
+		}
+		x.ob.send(data, true)
+		x.cancel()
+	default:
 		x.ob.send(data, true)
 	}
 	middleware.Note(x.c.http.Context(), middleware.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
-		Session: x.sess.id, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
+		Session: req.SessionID, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
 }
 
 // internal reports err in full and returns the generic error a client sees.
@@ -195,14 +228,20 @@ func (x *exchange) failure(d *declaration, err error) handlers.Reply {
 		ve *params.ValidationError
 		je *jsonrpc.Error
 	)
+	var ce *CapabilityError
 	switch {
+	case x.modern() && errors.Is(err, ErrInputRequired):
+		return x.inputRequired(d)
+	case x.modern() && errors.As(err, &je) && je.Code == jsonrpc.CodeResourceNotFound:
+		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s", je.Message).WithData(je.Data))
 	case errors.As(err, &je):
 		return handlers.Fail(je)
+	case errors.As(err, &ce):
+		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: %s", ce.Error()).
+			WithData(map[string]any{"requiredCapabilities": ce.required()}))
 	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Work that stopped because its request ended is no failure to report.
 		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
-	case errors.Is(err, ErrCapability):
-		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "%s", err.Error()))
 	case d.kind == kindTool && errors.As(err, &te):
 		return handlers.Result(toolErrorResult(te.Message))
 	case d.kind == kindTool && errors.As(err, &ve):
@@ -215,7 +254,15 @@ func (x *exchange) failure(d *declaration, err error) handlers.Reply {
 
 func (x *exchange) PageSize() int { return x.r.cfg.pageSize }
 
-func (x *exchange) SetLogLevel(l mcp.LoggingLevel) { x.sess.logLevel.Store(int32(l.Severity())) }
+func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
+	if x.sess != nil {
+		x.sess.logLevel.Store(int32(l.Severity()))
+	}
+}
+
+func (x *exchange) Discover() *mcp.DiscoverResult {
+	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: x.r.capabilities(), Instructions: x.r.instructionsFor(x.c.scope)}
+}
 
 func (x *exchange) Tools() []*mcp.Tool {
 	out := make([]*mcp.Tool, 0, len(x.cat.tools))
@@ -326,6 +373,10 @@ func (x *exchange) Templates() []*mcp.ResourceTemplate {
 func (x *exchange) ReadResource(uri string) handlers.Reply {
 	d, _ := x.cat.resourceFor(uri)
 	if d == nil || !x.c.scope.allowsResource(d, uri) {
+		if x.modern() {
+			// 2026-07-28 reports an unknown resource as invalid params.
+			return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Resource not found: %s", uri).WithData(map[string]string{"uri": uri}))
+		}
 		return handlers.Fail(ResourceNotFound(uri))
 	}
 	return x.run(d, nil)

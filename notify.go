@@ -8,42 +8,88 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// NotifyToolsChanged tells every session listening on a GET stream that
-// the tool list changed, so clients list it again. Declaring or removing
-// a tool while serving notifies by itself.
-func (r *Router) NotifyToolsChanged() { r.broadcast(handlers.NotificationToolsChanged) }
+// NotifyOption narrows who receives a notification.
+type NotifyOption func(*notifyOptions)
 
-// NotifyPromptsChanged tells listening sessions that the prompt list changed.
-func (r *Router) NotifyPromptsChanged() { r.broadcast(handlers.NotificationPromptsChanged) }
+type notifyOptions struct {
+	principal string
+	targeted  bool
+}
 
-// NotifyResourcesChanged tells listening sessions that the resource list changed.
-func (r *Router) NotifyResourcesChanged() { r.broadcast(handlers.NotificationResourcesChanged) }
+// ForPrincipal sends the notification only to the sessions and listen
+// streams of one authenticated caller, for example after that user's plan
+// changed: r.NotifyToolsChanged(specter.ForPrincipal(userID)).
+func ForPrincipal(id string) NotifyOption {
+	return func(o *notifyOptions) { o.principal, o.targeted = id, true }
+}
 
-// NotifyResourceUpdated tells the sessions subscribed to uri (and allowed
+func (o *notifyOptions) reaches(principal string) bool {
+	return !o.targeted || o.principal == principal
+}
+
+func notifyOpts(opts []NotifyOption) notifyOptions {
+	var o notifyOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// NotifyToolsChanged tells listening clients that the tool list changed,
+// so they list it again: session-era clients on their GET stream, and
+// 2026-07-28 clients on subscriptions/listen streams that asked for
+// toolsListChanged. Declaring or removing a tool notifies by itself.
+func (r *Router) NotifyToolsChanged(opts ...NotifyOption) {
+	r.broadcast(handlers.NotificationToolsChanged, notifyOpts(opts))
+}
+
+// NotifyPromptsChanged tells listening clients that the prompt list changed.
+func (r *Router) NotifyPromptsChanged(opts ...NotifyOption) {
+	r.broadcast(handlers.NotificationPromptsChanged, notifyOpts(opts))
+}
+
+// NotifyResourcesChanged tells listening clients that the resource list changed.
+func (r *Router) NotifyResourcesChanged(opts ...NotifyOption) {
+	r.broadcast(handlers.NotificationResourcesChanged, notifyOpts(opts))
+}
+
+// NotifyResourceUpdated tells the clients subscribed to uri (and allowed
 // to read it) that the resource changed.
-func (r *Router) NotifyResourceUpdated(uri string) {
+func (r *Router) NotifyResourceUpdated(uri string, opts ...NotifyOption) {
+	o := notifyOpts(opts)
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: uri})
 	msg := jsonrpc.AppendRequest(nil, nil, handlers.NotificationResourceUpdated, p)
-	cat := r.catalog.Load()
-	d, _ := cat.resourceFor(uri)
+	d, _ := r.catalog.Load().resourceFor(uri)
+	allowed := func(sc *scope) bool { return d == nil || sc == nil || sc.allowsResource(d, uri) }
 	for _, s := range r.sessions.all() {
-		if !s.subscribed(uri) {
+		if !s.subscribed(uri) || !o.reaches(s.principal) {
 			continue
 		}
 		s.mu.Lock()
 		sc := s.scope
 		s.mu.Unlock()
-		if d != nil && sc != nil && !sc.allowsResource(d, uri) {
-			continue
+		if allowed(sc) {
+			s.notify(msg)
 		}
-		s.notify(msg)
+	}
+	for _, l := range r.listen.all() {
+		if l.subscribed(uri) && o.reaches(l.scope.principal) && allowed(l.scope) {
+			l.ob.send(l.notification(handlers.NotificationResourceUpdated, map[string]any{"uri": uri}), false)
+		}
 	}
 }
 
-func (r *Router) broadcast(method string) {
+func (r *Router) broadcast(method string, o notifyOptions) {
 	msg := jsonrpc.AppendRequest(nil, nil, method, nil)
 	for _, s := range r.sessions.all() {
-		s.notify(msg)
+		if o.reaches(s.principal) {
+			s.notify(msg)
+		}
+	}
+	for _, l := range r.listen.all() {
+		if l.wants(method) && o.reaches(l.scope.principal) {
+			l.ob.send(l.notification(method, nil), false)
+		}
 	}
 }
 

@@ -2,6 +2,7 @@ package specter
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -116,3 +117,22 @@ func Complete(argument string, c Completer) DeclOption {
 // the current page as []mcp.Resource, reads the page's cursor with
 // req.Cursor() and sets the next one with c.PutNextCursor.
 func List(h Handler) DeclOption { return func(d *declaration) { d.list = h } }
+
+// Cache sets the caching hints (2026-07-28 ttlMs and cacheScope) of a
+// resource's reads or, given to NewRouter, of discovery and every list
+// and read by default (default: 0 ms, public). scope is mcp.CachePublic
+// or mcp.CachePrivate. Results that depend on the caller (connect set an
+// allow-list or a principal) are always private.
+func Cache(ttl time.Duration, scope string) SharedOption {
+	h := cacheHint{ttl: ttl, scope: scope}
+	if scope != mcp.CachePrivate {
+		h.scope = mcp.CachePublic
+	}
+	if ttl < 0 {
+		h.ttl = 0
+	}
+	return SharedOption{
+		decl:   func(d *declaration) { d.cache = &h },
+		router: func(r *Router) { r.cfg.cache = h },
+	}
+}

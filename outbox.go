@@ -36,10 +36,13 @@ type event struct {
 // is written as application/json; the first notification or request, or a
 // keep-alive tick, turns the answer into an event stream.
 type outbox struct {
-	sess       *session
+	r          *Router
+	sess       *session // nil on the 2026-07-28 wire
 	id         string
+	ids        bool // events carry ids and are kept for resumption (session era)
 	priming    bool // the client expects a priming event (2025-11-25+)
 	standalone bool
+	status     int // HTTP status of a plain JSON answer; 0 means 200
 
 	mu       sync.Mutex
 	events   []event
@@ -59,11 +62,11 @@ type outbox struct {
 	timer    *time.Timer   // keep-alive
 }
 
-func newOutbox(s *session, id string, standalone bool) *outbox {
+func newOutbox(r *Router, s *session, id string, standalone bool) *outbox {
 	return &outbox{
-		sess: s, id: id, standalone: standalone,
-		priming: s != nil && supportsPriming(s.version),
-		done:    make(chan struct{}), kick: make(chan struct{}, 1),
+		r: r, sess: s, id: id, standalone: standalone,
+		ids: s != nil, priming: s != nil && supportsPriming(s.version),
+		done: make(chan struct{}), kick: make(chan struct{}, 1),
 	}
 }
 
@@ -107,18 +110,25 @@ func (o *outbox) append(data []byte, response bool) (drop bool) {
 	}
 	o.seq++
 	ev := event{seq: o.seq, data: data, response: response}
-	o.keep(ev)
 	if response {
 		o.pending--
 	}
-	switch o.mode {
-	case modeUndecided:
-		if !response && o.rw != nil {
-			o.startStream()
-		}
-	case modeSSE:
+	switch {
+	case o.mode == modeSSE && !o.ids:
+		// Without resumption a message is written or lost with its
+		// connection; nothing is kept.
 		if o.w != nil {
 			o.write(ev)
+		}
+	case o.mode == modeSSE:
+		o.keep(ev)
+		if o.w != nil {
+			o.write(ev)
+		}
+	default:
+		o.keep(ev)
+		if !response && o.rw != nil {
+			o.startStream()
 		}
 	}
 	if response && o.pending <= 0 && !o.standalone {
@@ -133,10 +143,7 @@ func (o *outbox) append(data []byte, response bool) (drop bool) {
 func (o *outbox) keep(ev event) {
 	o.events = append(o.events, ev)
 	o.size += len(ev.data)
-	limit := 4 << 20
-	if o.sess != nil {
-		limit = o.sess.r.cfg.bufferBytes
-	}
+	limit := o.r.cfg.bufferBytes
 	for o.size > limit && len(o.events) > 1 {
 		o.size -= len(o.events[0].data)
 		o.lost = o.events[0].seq
@@ -152,6 +159,9 @@ func (o *outbox) startStream() {
 	o.w = sse.NewWriter(o.rw, http.StatusOK)
 	o.rw = nil
 	o.primeAndReplay(0)
+	if !o.ids {
+		o.events, o.size = nil, 0
+	}
 }
 
 // primeAndReplay writes the priming event and every kept event after seq.
@@ -159,7 +169,7 @@ func (o *outbox) primeAndReplay(after uint64) {
 	if o.priming {
 		// An id with empty data lets the client resume from here even if
 		// the connection drops before the first real message.
-		o.writeRaw(sse.Event{ID: o.eventID(after), Retry: o.sess.r.cfg.retry})
+		o.writeRaw(sse.Event{ID: o.eventID(after), Retry: o.r.cfg.retry})
 	}
 	for _, ev := range o.events {
 		if ev.seq > after && o.w != nil {
@@ -169,7 +179,11 @@ func (o *outbox) primeAndReplay(after uint64) {
 }
 
 func (o *outbox) write(ev event) {
-	o.writeRaw(sse.Event{ID: o.eventID(ev.seq), Data: ev.data})
+	e := sse.Event{Data: ev.data}
+	if o.ids {
+		e.ID = o.eventID(ev.seq)
+	}
+	o.writeRaw(e)
 	if o.w != nil {
 		o.sent = ev.seq
 	}
@@ -179,7 +193,7 @@ func (o *outbox) writeRaw(e sse.Event) {
 	if o.w == nil {
 		return
 	}
-	_ = o.w.SetWriteDeadline(time.Now().Add(o.sess.r.cfg.writeTimeout))
+	_ = o.w.SetWriteDeadline(time.Now().Add(o.r.cfg.writeTimeout))
 	if err := o.w.Send(e); err != nil {
 		// The client is gone or does not read; keep the events for a
 		// resume and let the connection go.
@@ -290,15 +304,15 @@ func (o *outbox) closeConn() {
 	if o.mode == modeUndecided && o.rw != nil {
 		o.startStream()
 	}
-	if o.w != nil {
-		o.writeRaw(sse.Event{Retry: o.sess.r.cfg.retry, ID: o.eventID(o.seq)})
-		o.w = nil
+	if o.w != nil && o.ids {
+		o.writeRaw(sse.Event{Retry: o.r.cfg.retry, ID: o.eventID(o.seq)})
 	}
+	o.w = nil
 	o.signal()
 }
 
 func (o *outbox) armKeepAlive() {
-	d := o.sess.r.cfg.keepAlive
+	d := o.r.cfg.keepAlive
 	if d <= 0 {
 		return
 	}
@@ -325,13 +339,13 @@ func (o *outbox) keepAlive() {
 	if o.w == nil {
 		return
 	}
-	_ = o.w.SetWriteDeadline(time.Now().Add(o.sess.r.cfg.writeTimeout))
+	_ = o.w.SetWriteDeadline(time.Now().Add(o.r.cfg.writeTimeout))
 	if err := o.w.Comment("keep-alive"); err != nil {
 		o.w = nil
 		o.signal()
 		return
 	}
-	o.timer.Reset(o.sess.r.cfg.keepAlive)
+	o.timer.Reset(o.r.cfg.keepAlive)
 }
 
 // stop releases the timer of a stream that is no longer used.

@@ -26,6 +26,24 @@ type Request struct {
 	ClientCapabilities mcp.ClientCapabilities
 
 	cursor string
+	modern *modernCall // 2026-07-28 requests only
+}
+
+// Modern reports whether the request was made on the stateless 2026-07-28
+// wire rather than in a session.
+func (r *Request) Modern() bool { return r.modern != nil }
+
+// logLevel is the least severe level sent to the client for this request,
+// and whether logging is on at all.
+func (r *Request) logLevel(s *session) (mcp.LoggingLevel, bool) {
+	if r.modern != nil {
+		// 2026-07-28: a request without a log level gets no log messages.
+		return r.modern.meta.LogLevel, r.modern.meta.LogLevel != ""
+	}
+	if s == nil {
+		return "", false
+	}
+	return s.level(), true
 }
 
 // Cursor is the pagination cursor the client sent ("" for the first page).
@@ -43,10 +61,19 @@ type envelope struct {
 	Arguments json.RawMessage `json:"arguments"`
 }
 
-func newRequest(m *jsonrpc.Message, s *session) *Request {
-	req := &Request{ID: m.ID, Method: m.Method}
-	if s != nil {
+func newRequest(m *jsonrpc.Message, s *session, call *modernCall) *Request {
+	req := &Request{ID: m.ID, Method: m.Method, modern: call}
+	switch {
+	case s != nil:
 		req.Version, req.SessionID, req.ClientInfo, req.ClientCapabilities = s.version, s.id, s.client, s.caps
+	case call != nil:
+		req.Version = call.meta.ProtocolVersion
+		if call.meta.ClientInfo != nil {
+			req.ClientInfo = *call.meta.ClientInfo
+		}
+		if call.meta.ClientCapabilities != nil {
+			req.ClientCapabilities = *call.meta.ClientCapabilities
+		}
 	}
 	if len(m.Params) == 0 || m.Params[0] != '{' {
 		return req
@@ -54,6 +81,9 @@ func newRequest(m *jsonrpc.Message, s *session) *Request {
 	var env struct {
 		envelope
 		Meta json.RawMessage `json:"_meta"`
+	}
+	if call != nil && call.meta.ProgressToken != nil {
+		req.ProgressToken = call.meta.ProgressToken
 	}
 	if json.Unmarshal(m.Params, &env) != nil {
 		return req

@@ -31,6 +31,8 @@ type Router struct {
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
+	sealer   *sealer
+	listen   listeners // 2026-07-28 subscriptions/listen streams
 }
 
 type config struct {
@@ -47,6 +49,9 @@ type config struct {
 	onSessionEnd   func(id, reason string)
 	guard          *middleware.HostGuardConfig
 	resourceMeta   string
+	cache          cacheHint
+	stateKey       []byte
+	stateTTL       time.Duration
 }
 
 // RouterOption configures a Router.
@@ -140,6 +145,20 @@ func ResourceMetadata(url string) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.resourceMeta = url })
 }
 
+// StateKey sets the secret that seals requestState in multi round-trip
+// requests (2026-07-28). Default: a random key per process, so a retry
+// must reach the same process; give every node of a deployment the same
+// key to let a retry land anywhere.
+func StateKey(secret []byte) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.stateKey = secret })
+}
+
+// StateTTL bounds how long a client may take to answer an input request
+// before its requestState expires. Default 10 minutes.
+func StateTTL(d time.Duration) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.stateTTL = d })
+}
+
 // NewRouter returns a router for the server name and version.
 func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r := &Router{
@@ -148,6 +167,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
 			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo, guard: &middleware.HostGuardConfig{},
+			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 10 * time.Minute,
 		},
 		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 		sessions: sessionTable{m: map[string]*session{}},
@@ -158,6 +178,12 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			o.applyRouter(r)
 		}
 	}
+	s, err := newSealer(r.cfg.stateKey, r.cfg.stateTTL)
+	if err != nil {
+		panic(err) // the system's random source failed
+	}
+	r.sealer = s
+	r.listen.m = map[*listener]struct{}{}
 	var h http.Handler = http.HandlerFunc(r.serveHTTP)
 	if r.cfg.guard != nil {
 		h = middleware.HostGuardWithConfig(*r.cfg.guard)(h)
@@ -209,6 +235,9 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	}
 	for _, s := range r.sessions.all() {
 		s.terminate(EndShutdown)
+	}
+	for _, l := range r.listen.all() {
+		l.ob.stop()
 	}
 	return err
 }

@@ -68,7 +68,7 @@ var levels = [...]mcp.LoggingLevel{mcp.LevelDebug, mcp.LevelInfo, mcp.LevelNotic
 
 // newStream registers a new POST answer stream.
 func (s *session) newStream() *outbox {
-	o := newOutbox(s, strconv.FormatInt(s.nextID.Add(1), 36), false)
+	o := newOutbox(s.r, s, strconv.FormatInt(s.nextID.Add(1), 36), false)
 	s.mu.Lock()
 	if !s.ended {
 		s.streams[o.id] = o
@@ -78,6 +78,10 @@ func (s *session) newStream() *outbox {
 }
 
 func (s *session) dropStream(o *outbox) {
+	if s == nil {
+		o.stop()
+		return
+	}
 	s.mu.Lock()
 	delete(s.streams, o.id)
 	s.mu.Unlock()
@@ -98,7 +102,7 @@ func (s *session) listener() *outbox {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.listen == nil {
-		s.listen = newOutbox(s, "g"+strconv.FormatInt(s.nextID.Add(1), 36), true)
+		s.listen = newOutbox(s.r, s, "g"+strconv.FormatInt(s.nextID.Add(1), 36), true)
 	}
 	return s.listen
 }

@@ -48,7 +48,8 @@ func (s *Stream) Log(level mcp.LoggingLevel, data any) error {
 	if level.Severity() < 0 {
 		return fmt.Errorf("specter: unknown logging level %q", level)
 	}
-	if level.Severity() < s.sess.level().Severity() {
+	min, on := s.req.logLevel(s.sess)
+	if !on || level.Severity() < min.Severity() {
 		return nil
 	}
 	return s.sendNotification(handlers.NotificationMessage, &mcp.LoggingMessageParams{Level: level, Data: data})
@@ -66,47 +67,66 @@ func (s *Stream) CloseSSE() { s.ob.closeConn() }
 // Elicit asks the user, through the client, for input matching schema (a
 // flat JSON Schema object: a json.RawMessage, or any value that encodes to
 // one). It waits for the answer or for ctx to end.
-func (s *Stream) Elicit(ctx context.Context, message string, schema any) (*mcp.ElicitResult, error) {
+func (s *Stream) Elicit(ctx context.Context, message string, schema any, opts ...InputOption) (*mcp.ElicitResult, error) {
 	if !s.req.ClientCapabilities.Elicitation.SupportsForm() {
-		return nil, fmt.Errorf("elicitation/create: %w (elicitation)", ErrCapability)
+		return nil, &CapabilityError{Capability: "elicitation", Method: handlers.MethodElicit}
 	}
 	raw, err := marshalJSON(schema)
 	if err != nil {
 		return nil, fmt.Errorf("specter: encode elicitation schema: %w", err)
 	}
 	var res mcp.ElicitResult
-	err = s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Message: message, RequestedSchema: raw}, &res)
+	err = s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Mode: s.formMode(), Message: message, RequestedSchema: raw}, &res, validElicit(&res), opts)
 	return &res, err
+}
+
+// formMode names the mode on revisions that know modes.
+func (s *Stream) formMode() string {
+	if s.req.Version >= mcp.Version20251125 {
+		return "form"
+	}
+	return ""
+}
+
+func validElicit(r *mcp.ElicitResult) func() bool {
+	return func() bool { return r.Action == "accept" || r.Action == "decline" || r.Action == "cancel" }
 }
 
 // ElicitURL asks the user to complete an interaction at url, out of band
 // (URL mode, MCP 2025-11-25).
-func (s *Stream) ElicitURL(ctx context.Context, message, url, elicitationID string) (*mcp.ElicitResult, error) {
+func (s *Stream) ElicitURL(ctx context.Context, message, url, elicitationID string, opts ...InputOption) (*mcp.ElicitResult, error) {
 	if !s.req.ClientCapabilities.Elicitation.SupportsURL() {
-		return nil, fmt.Errorf("elicitation/create: %w (elicitation.url)", ErrCapability)
+		return nil, &CapabilityError{Capability: "elicitation.url", Method: handlers.MethodElicit}
+	}
+	if s.req.modern != nil {
+		// 2026-07-28 dropped elicitationId: the retry itself says the
+		// interaction finished.
+		elicitationID = ""
 	}
 	var res mcp.ElicitResult
-	err := s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res)
+	err := s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, validElicit(&res), opts)
 	return &res, err
 }
 
 // Sample asks the client's LLM for a message.
-func (s *Stream) Sample(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+func (s *Stream) Sample(ctx context.Context, p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
 	if s.req.ClientCapabilities.Sampling == nil {
-		return nil, fmt.Errorf("sampling/createMessage: %w (sampling)", ErrCapability)
+		return nil, &CapabilityError{Capability: "sampling", Method: handlers.MethodSample}
 	}
 	var res mcp.CreateMessageResult
-	err := s.call(ctx, handlers.MethodSample, p, &res)
+	err := s.call(ctx, handlers.MethodSample, p, &res, func() bool {
+		return (res.Role == mcp.RoleAssistant || res.Role == mcp.RoleUser) && len(res.Content) > 0
+	}, opts)
 	return &res, err
 }
 
 // ListRoots asks the client for its roots.
-func (s *Stream) ListRoots(ctx context.Context) ([]mcp.Root, error) {
+func (s *Stream) ListRoots(ctx context.Context, opts ...InputOption) ([]mcp.Root, error) {
 	if s.req.ClientCapabilities.Roots == nil {
-		return nil, fmt.Errorf("roots/list: %w (roots)", ErrCapability)
+		return nil, &CapabilityError{Capability: "roots", Method: handlers.MethodListRoots}
 	}
 	var res mcp.ListRootsResult
-	err := s.call(ctx, handlers.MethodListRoots, struct{}{}, &res)
+	err := s.call(ctx, handlers.MethodListRoots, struct{}{}, &res, func() bool { return res.Roots != nil }, opts)
 	return res.Roots, err
 }
 
@@ -120,9 +140,14 @@ func (e *ClientError) Error() string {
 	return fmt.Sprintf("specter: client answered %s with error %d: %s", e.Method, e.Err.Code, e.Err.Message)
 }
 
-// call sends a request to the client on this stream and waits for its
-// answer, which arrives as a POST routed by the session.
-func (s *Stream) call(ctx context.Context, method string, params, result any) error {
+// call asks the client. In a session it sends a request on this stream
+// and waits for the answer, which arrives as a POST routed by the session.
+// On the 2026-07-28 wire it takes the answer from the retried request, or
+// records the question and returns ErrInputRequired.
+func (s *Stream) call(ctx context.Context, method string, params, result any, valid func() bool, opts []InputOption) error {
+	if m := s.req.modern; m != nil {
+		return m.input(m.nextKey(method, opts), method, params, result, valid)
+	}
 	p, err := json.Marshal(params)
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)

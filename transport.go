@@ -16,6 +16,7 @@ import (
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
+	"github.com/specter-mcp/specter/principal"
 )
 
 // HTTP headers of the Streamable HTTP transport.
@@ -74,8 +75,8 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		writeError(w, http.StatusBadRequest, nil, err.(*jsonrpc.Error))
 		return
 	}
-	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		writeError(w, http.StatusBadRequest, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
+	if isModern(req.Header, msgs) {
+		r.serveModern(w, req, msgs, batch)
 		return
 	}
 
@@ -85,6 +86,10 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 			writeError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
 			return
 		}
+	}
+	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
+		writeError(w, http.StatusBadRequest, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
+		return
 	}
 	c, ok := r.runConnect(w, req, firstID(msgs))
 	if !ok {
@@ -133,7 +138,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	defer sess.busy.Add(-1)
 	for _, m := range msgs {
 		if m.Kind() == jsonrpc.KindRequest {
-			r.dispatch(c, sess, ob, m)
+			r.dispatch(c, sess, ob, m, nil)
 		}
 	}
 	r.await(w, req, sess, ob, gen, batch)
@@ -149,7 +154,7 @@ func (r *Router) await(w http.ResponseWriter, req *http.Request, sess *session, 
 	case <-ob.kick:
 	}
 	if evs, ok := ob.takeJSON(gen); ok {
-		writeJSONAnswer(w, evs, batch)
+		writeJSONAnswer(w, ob.status, evs, batch)
 		sess.dropStream(ob)
 		return
 	}
@@ -158,13 +163,18 @@ func (r *Router) await(w http.ResponseWriter, req *http.Request, sess *session, 
 	}
 }
 
-func writeJSONAnswer(w http.ResponseWriter, evs []event, batch bool) {
+func writeJSONAnswer(w http.ResponseWriter, status int, evs []event, batch bool) {
 	w.Header().Set("Content-Type", "application/json")
+	if status == 0 {
+		status = http.StatusOK
+	}
 	if !batch && len(evs) == 1 {
 		w.Header().Set("Content-Length", fmt.Sprint(len(evs[0].data)))
+		w.WriteHeader(status)
 		_, _ = w.Write(evs[0].data)
 		return
 	}
+	w.WriteHeader(status)
 	b := make([]byte, 0, 256)
 	b = append(b, '[')
 	for i, ev := range evs {
@@ -351,6 +361,11 @@ func (s *session) ownedBy(principal string) bool { return s.principal == princip
 func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
 	c = &Context{ctx: req.Context(), echo: ec, http: req, scope: &scope{}}
+	if p, ok := principal.FromContext(req.Context()); ok {
+		// Authentication middleware ran before: its caller is the
+		// principal unless connect says otherwise.
+		c.scope.principal, c.scope.caller = p.ID, p
+	}
 	if r.connect != nil {
 		err := func() (err error) {
 			defer func() {

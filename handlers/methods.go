@@ -38,6 +38,9 @@ const (
 	MethodElicit                 = "elicitation/create"
 	MethodSample                 = "sampling/createMessage"
 	MethodListRoots              = "roots/list"
+	MethodDiscover               = "server/discover"
+	MethodSubscriptionsListen    = "subscriptions/listen"
+	NotificationSubscriptionsAck = "notifications/subscriptions/acknowledged"
 )
 
 // session lists the methods of the session era, except initialize, which
@@ -57,11 +60,35 @@ var session = map[string]Func{
 	MethodComplete:              complete,
 }
 
+// modern lists the methods of the 2026-07-28 revision, except
+// subscriptions/listen, which the transport answers with a stream.
+var modern = map[string]Func{
+	MethodDiscover:              discover,
+	MethodToolsList:             listTools,
+	MethodToolsCall:             callTool,
+	MethodPromptsList:           listPrompts,
+	MethodPromptsGet:            getPrompt,
+	MethodResourcesList:         listResources,
+	MethodResourceTemplatesList: listTemplates,
+	MethodResourcesRead:         readResource,
+	MethodComplete:              complete,
+}
+
 // Lookup returns the session-era method named method.
 func Lookup(method string) (Func, bool) {
 	f, ok := session[method]
 	return f, ok
 }
+
+// LookupModern returns the 2026-07-28 method named method. Methods that
+// revision removed (initialize, ping, logging/setLevel,
+// resources/subscribe, resources/unsubscribe) are not found.
+func LookupModern(method string) (Func, bool) {
+	f, ok := modern[method]
+	return f, ok
+}
+
+func discover(s Server, _ json.RawMessage) Reply { return Result(s.Discover()) }
 
 // decode reads params into v; absent or null params leave v as is.
 func decode(params json.RawMessage, v any) error {

@@ -30,6 +30,9 @@ type Server interface {
 	Subscribe(uri string, on bool) error
 
 	Complete(p *mcp.CompleteParams) (*mcp.Completion, error)
+
+	// Discover describes the server for server/discover (2026-07-28).
+	Discover() *mcp.DiscoverResult
 }
 
 // ResourceSource lists dynamic resources one page at a time. cursor is ""

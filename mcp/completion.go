@@ -36,4 +36,5 @@ type Completion struct {
 // CompleteResult answers completion/complete.
 type CompleteResult struct {
 	Completion Completion `json:"completion"`
+	ResultBase
 }

@@ -22,6 +22,7 @@ type PromptArgument struct {
 type ListPromptsResult struct {
 	Prompts    []Prompt `json:"prompts"`
 	NextCursor string   `json:"nextCursor,omitempty"`
+	ResultBase
 }
 
 // GetPromptParams is the params of prompts/get.
@@ -40,5 +41,5 @@ type PromptMessage struct {
 type GetPromptResult struct {
 	Description string          `json:"description,omitempty"`
 	Messages    []PromptMessage `json:"messages"`
-	Meta        Meta            `json:"_meta,omitempty"`
+	ResultBase
 }

@@ -49,12 +49,14 @@ func BlobResource(uri, mimeType, base64Blob string) ResourceContents {
 type ListResourcesResult struct {
 	Resources  []Resource `json:"resources"`
 	NextCursor string     `json:"nextCursor,omitempty"`
+	ResultBase
 }
 
 // ListResourceTemplatesResult answers resources/templates/list.
 type ListResourceTemplatesResult struct {
 	ResourceTemplates []ResourceTemplate `json:"resourceTemplates"`
 	NextCursor        string             `json:"nextCursor,omitempty"`
+	ResultBase
 }
 
 // ReadResourceParams is the params of resources/read, subscribe and unsubscribe.
@@ -65,7 +67,7 @@ type ReadResourceParams struct {
 // ReadResourceResult answers resources/read.
 type ReadResourceResult struct {
 	Contents []ResourceContents `json:"contents"`
-	Meta     Meta               `json:"_meta,omitempty"`
+	ResultBase
 }
 
 // ResourceUpdatedParams tells a subscriber that a resource changed.

@@ -28,6 +28,7 @@ type ToolAnnotations struct {
 type ListToolsResult struct {
 	Tools      []Tool `json:"tools"`
 	NextCursor string `json:"nextCursor,omitempty"`
+	ResultBase
 }
 
 // CallToolParams is the params of tools/call.
@@ -42,5 +43,5 @@ type CallToolResult struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
-	Meta              Meta            `json:"_meta,omitempty"`
+	ResultBase
 }

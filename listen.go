@@ -1,0 +1,111 @@
+package specter
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+
+	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// listener is one open subscriptions/listen stream (2026-07-28).
+type listener struct {
+	id     jsonrpc.ID
+	filter mcp.SubscriptionFilter
+	scope  *scope
+	ob     *outbox
+}
+
+// listeners is the set of open listen streams of a router.
+type listeners struct {
+	mu sync.RWMutex
+	m  map[*listener]struct{}
+}
+
+func (ls *listeners) add(l *listener) {
+	ls.mu.Lock()
+	ls.m[l] = struct{}{}
+	ls.mu.Unlock()
+}
+
+func (ls *listeners) remove(l *listener) {
+	ls.mu.Lock()
+	delete(ls.m, l)
+	ls.mu.Unlock()
+}
+
+func (ls *listeners) all() []*listener {
+	ls.mu.RLock()
+	defer ls.mu.RUnlock()
+	out := make([]*listener, 0, len(ls.m))
+	for l := range ls.m {
+		out = append(out, l)
+	}
+	return out
+}
+
+// Listeners returns the number of open subscriptions/listen streams.
+func (r *Router) Listeners() int {
+	r.listen.mu.RLock()
+	defer r.listen.mu.RUnlock()
+	return len(r.listen.m)
+}
+
+// serveListen answers subscriptions/listen with a stream that stays open:
+// an acknowledgement first, then the change notifications the client
+// asked for, each tagged with the subscription id (the request id).
+func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Context, m *jsonrpc.Message, _ *modernCall) {
+	var p mcp.SubscriptionsListenParams
+	if len(m.Params) > 0 {
+		if err := json.Unmarshal(m.Params, &p); err != nil {
+			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", describeJSON(err)))
+			return
+		}
+	}
+	l := &listener{id: m.ID, filter: p.Notifications, scope: c.scope, ob: newOutbox(r, nil, "", true)}
+	gen := l.ob.attachStream(w, 0)
+	ack, _ := json.Marshal(map[string]any{
+		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
+		"notifications": p.Notifications,
+	})
+	l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
+	r.listen.add(l)
+	defer r.listen.remove(l)
+	select {
+	case <-req.Context().Done():
+	case <-l.ob.kick:
+	case <-l.ob.done: // the router shut down
+	}
+	l.ob.detach(gen)
+	l.ob.stop()
+}
+
+// notification encodes a change notification for a listener: its params
+// carry the subscription id in _meta.
+func (l *listener) notification(method string, params map[string]any) []byte {
+	p := map[string]any{"_meta": map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(l.id)}}
+	for k, v := range params {
+		p[k] = v
+	}
+	b, _ := json.Marshal(p)
+	return jsonrpc.AppendRequest(nil, nil, method, b)
+}
+
+func (l *listener) wants(method string) bool {
+	switch method {
+	case handlers.NotificationToolsChanged:
+		return l.filter.ToolsListChanged
+	case handlers.NotificationPromptsChanged:
+		return l.filter.PromptsListChanged
+	case handlers.NotificationResourcesChanged:
+		return l.filter.ResourcesListChanged
+	}
+	return false
+}
+
+func (l *listener) subscribed(uri string) bool {
+	return slices.Contains(l.filter.ResourceSubscriptions, uri)
+}
