@@ -51,6 +51,7 @@ type declaration struct {
 	completers   map[string]Completer
 	list         Handler
 	cache        *cacheHint
+	tasks        TaskSupport
 	headers      []headerParam // params mirrored into Mcp-Param-* headers
 
 	fields  []params.Field

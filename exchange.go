@@ -177,6 +177,9 @@ func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Reply {
 	if work == nil {
 		return handlers.Fail(x.internal(fmt.Errorf("%s %q returned NoReply without starting work with Context.Async", d.kind, d.name)))
 	}
+	if d.tasks != TaskNone && x.tasksDeclared() {
+		return x.startTask(d, work)
+	}
 	x.r.work.Add(1)
 	go func() {
 		defer x.r.work.Done()
@@ -261,8 +264,12 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 }
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
-	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: x.r.capabilities(), Instructions: x.r.instructionsFor(x.c.scope)}
+	caps := x.r.capabilities()
+	caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
+	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
 }
+
+func asJSONRPC(err error, target **jsonrpc.Error) bool { return errors.As(err, target) }
 
 func (x *exchange) Tools() []*mcp.Tool {
 	out := make([]*mcp.Tool, 0, len(x.cat.tools))
@@ -278,6 +285,9 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Reply {
 	d := x.cat.byTool[name]
 	if d == nil || !x.c.scope.allowsTool(name) {
 		return handlers.Fail(unknownTool(name))
+	}
+	if d.tasks == TaskRequired && !x.tasksDeclared() {
+		return handlers.Fail(missingTasks())
 	}
 	return x.run(d, args)
 }

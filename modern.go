@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -62,6 +63,7 @@ func hasModernMeta(params json.RawMessage) bool {
 // modernCall is the per-request state of a 2026-07-28 request: its
 // metadata and the inputs of a multi round-trip request.
 type modernCall struct {
+	mu           sync.Mutex // handlers may ask for input from several goroutines
 	meta         mcp.RequestMeta
 	requestState string
 	responses    map[string]json.RawMessage // this round's inputResponses
@@ -79,6 +81,7 @@ type modernParams struct {
 	Meta           json.RawMessage            `json:"_meta"`
 	InputResponses map[string]json.RawMessage `json:"inputResponses"`
 	RequestState   string                     `json:"requestState"`
+	TaskID         string                     `json:"taskId"`
 }
 
 // modernError is a request refused before dispatch.
@@ -154,6 +157,10 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		r.serveListen(w, req, c, m, call)
 		return
 	}
+	if isTaskMethod(m.Method) {
+		r.serveTaskMethod(w, c, m, call, &p)
+		return
+	}
 	if _, found := handlers.LookupModern(m.Method); !found {
 		modernError(w, http.StatusNotFound, m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method))
 		return
@@ -199,6 +206,9 @@ func nameOf(method string, p *modernParams) (string, bool) {
 		return p.Name, true
 	case handlers.MethodResourcesRead:
 		return p.URI, true
+	}
+	if isTaskMethod(method) {
+		return p.TaskID, true
 	}
 	return "", false
 }

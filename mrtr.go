@@ -69,6 +69,8 @@ type inputOptions struct{ key string }
 func InputKey(key string) InputOption { return func(o *inputOptions) { o.key = key } }
 
 func (m *modernCall) nextKey(method string, opts []InputOption) string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	var o inputOptions
 	for _, f := range opts {
 		f(&o)
@@ -97,6 +99,8 @@ func (m *modernCall) input(key, method string, params any, result any, valid fun
 		// An answer of the wrong shape is no answer: ask again.
 		delete(m.answers, key)
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if m.pending == nil {
 		m.pending = map[string]mcp.InputRequest{}
 	}

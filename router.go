@@ -33,6 +33,7 @@ type Router struct {
 	handler  http.Handler
 	sealer   *sealer
 	listen   listeners // 2026-07-28 subscriptions/listen streams
+	tasks    taskTable // tasks extension
 }
 
 type config struct {
@@ -52,6 +53,7 @@ type config struct {
 	cache          cacheHint
 	stateKey       []byte
 	stateTTL       time.Duration
+	taskTTL        time.Duration
 }
 
 // RouterOption configures a Router.
@@ -159,6 +161,12 @@ func StateTTL(d time.Duration) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.stateTTL = d })
 }
 
+// TaskTTL is how long a task stays readable with tasks/get (and how long
+// its work may run). Default 10 minutes.
+func TaskTTL(d time.Duration) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.taskTTL = d })
+}
+
 // NewRouter returns a router for the server name and version.
 func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r := &Router{
@@ -167,7 +175,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
 			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo, guard: &middleware.HostGuardConfig{},
-			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 10 * time.Minute,
+			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 10 * time.Minute, taskTTL: 10 * time.Minute,
 		},
 		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 		sessions: sessionTable{m: map[string]*session{}},
@@ -184,6 +192,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	}
 	r.sealer = s
 	r.listen.m = map[*listener]struct{}{}
+	r.tasks.m = map[string]*task{}
 	var h http.Handler = http.HandlerFunc(r.serveHTTP)
 	if r.cfg.guard != nil {
 		h = middleware.HostGuardWithConfig(*r.cfg.guard)(h)
@@ -238,6 +247,9 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	}
 	for _, l := range r.listen.all() {
 		l.ob.stop()
+	}
+	for _, t := range r.tasks.all() {
+		t.stop()
 	}
 	return err
 }

@@ -18,6 +18,7 @@ type Stream struct {
 	ob   *outbox
 	sess *session
 	req  *Request
+	task *task // set while the work runs as a task
 }
 
 func (s *Stream) sendNotification(method string, params any) error {
@@ -146,7 +147,11 @@ func (e *ClientError) Error() string {
 // records the question and returns ErrInputRequired.
 func (s *Stream) call(ctx context.Context, method string, params, result any, valid func() bool, opts []InputOption) error {
 	if m := s.req.modern; m != nil {
-		return m.input(m.nextKey(method, opts), method, params, result, valid)
+		key := m.nextKey(method, opts)
+		if s.task != nil {
+			return s.task.ask(ctx, key, method, params, result, valid)
+		}
+		return m.input(key, method, params, result, valid)
 	}
 	p, err := json.Marshal(params)
 	if err != nil {

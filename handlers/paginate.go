@@ -48,7 +48,7 @@ func paginate[T any](items []T, cursor string, size int) ([]T, string, error) {
 	if size <= 0 {
 		size = len(items)
 	}
-	end := min(p.Offset+size, len(items))
+	end := p.Offset + min(size, len(items)-p.Offset) // no overflow for huge page sizes
 	next := ""
 	if end < len(items) {
 		next = encodeCursor(position{Offset: end})
@@ -75,9 +75,9 @@ func listResources(s Server, params json.RawMessage) Reply {
 		if pos.Offset > len(static) {
 			return invalidParams("invalid params: cursor %q is out of range; start again without a cursor", p.Cursor)
 		}
-		end := min(pos.Offset+s.PageSize(), len(static))
-		if s.PageSize() <= 0 {
-			end = len(static)
+		end := len(static)
+		if size := s.PageSize(); size > 0 {
+			end = pos.Offset + min(size, len(static)-pos.Offset)
 		}
 		for _, r := range static[pos.Offset:end] {
 			res.Resources = append(res.Resources, *r)

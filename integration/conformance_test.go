@@ -13,8 +13,10 @@ import (
 )
 
 // TestConformance runs the official MCP conformance suite against the
-// fixture server, in this process, and requires zero failures and zero
-// warnings. It needs the pinned harness (npm ci --prefix
+// fixture server, one process serving both protocol eras, and requires
+// zero failures and zero warnings: the 2025-11-25 and 2026-07-28
+// requirement sets (the latter including the tasks extension), every
+// shared scenario on the 2026-07-28 wire, and the pending suite. It needs the pinned harness (npm ci --prefix
 // integration/conformance, which make test runs).
 func TestConformance(t *testing.T) {
 	if testing.Short() {
@@ -37,6 +39,9 @@ func TestConformance(t *testing.T) {
 		args []string
 	}{
 		{"requirements-2025-11-25", []string{"--requirements", "2025-11-25"}},
+		{"requirements-2026-07-28", []string{"--requirements", "2026-07-28"}},
+		{"suite-all-2026-07-28", []string{"--suite", "all", "--spec-version", "2026-07-28"}},
+		{"suite-pending", []string{"--suite", "pending"}},
 		{"json-schema-2020-12", []string{"--scenario", "json-schema-2020-12", "--spec-version", "2025-11-25"}},
 		{"server-sse-polling", []string{"--scenario", "server-sse-polling"}},
 	} {

@@ -221,7 +221,8 @@ func (c *Client) ReadAnswer(hr *http.Response, id jsonrpc.ID) (*Response, error)
 		return nil, err
 	}
 	resp.Body = b
-	if len(bytes.TrimSpace(b)) == 0 {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
 		if hr.StatusCode >= 300 {
 			return resp, &StatusError{Status: hr.StatusCode, Body: b}
 		}

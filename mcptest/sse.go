@@ -37,10 +37,9 @@ func (er *EventReader) Next() (Event, error) {
 	for {
 		line, err := er.r.ReadString('\n')
 		if err != nil {
-			if seen && err == io.EOF {
-				break
-			}
-			return ev, err
+			// An event the stream ended in the middle of is not
+			// dispatched (WHATWG event-stream interpretation).
+			return Event{}, err
 		}
 		line = strings.TrimRight(line, "\r\n")
 		if line == "" {

@@ -1,6 +1,7 @@
 package middleware
 
 import (
+	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
@@ -114,7 +115,8 @@ func quote(s string) string {
 }
 
 func refuse(w http.ResponseWriter, msg string) {
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32600, "message": msg}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusForbidden)
-	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":` + quote(msg) + `}}`))
+	_, _ = w.Write(body)
 }

@@ -29,9 +29,10 @@ type RequestLogConfig struct {
 	// Logger receives the lines. Default: the zero Logger, which writes
 	// nothing; set it.
 	Logger zerolog.Logger
-	// Level of successful lines; failures (HTTP status >= 400 or a
-	// JSON-RPC error) log at warn. Default: info.
-	Level zerolog.Level
+	// DebugSuccess logs successful lines at debug instead of info.
+	// Failures (HTTP status >= 400 or a JSON-RPC error) log at warn.
+	// Default: false.
+	DebugSuccess bool
 }
 
 // RequestLog logs one structured line per MCP message: MCP method,
@@ -39,14 +40,11 @@ type RequestLogConfig struct {
 // duration. Requests that carry no MCP message (a refused request, a GET
 // stream) get one line for the HTTP request.
 func RequestLog(l zerolog.Logger) func(http.Handler) http.Handler {
-	return RequestLogWithConfig(RequestLogConfig{Logger: l, Level: zerolog.InfoLevel})
+	return RequestLogWithConfig(RequestLogConfig{Logger: l})
 }
 
 // RequestLogWithConfig returns RequestLog with a config.
 func RequestLogWithConfig(cfg RequestLogConfig) func(http.Handler) http.Handler {
-	if cfg.Level == zerolog.NoLevel {
-		cfg.Level = zerolog.InfoLevel
-	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if cfg.Skipper != nil && cfg.Skipper(r) {
@@ -57,8 +55,9 @@ func RequestLogWithConfig(cfg RequestLogConfig) func(http.Handler) http.Handler 
 			rec := &recorder{cfg: &cfg, http: r.Method + " " + r.URL.Path}
 			sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
 			rec.status = func() int { return sw.status }
+			// Deferred, so a request whose handler panics is still logged.
+			defer func() { rec.finish(time.Since(start)) }()
 			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recorderKey{}, rec)))
-			rec.finish(time.Since(start))
 		})
 	}
 }
@@ -114,7 +113,10 @@ func (rec *recorder) level(status, code int) zerolog.Level {
 	if status >= 400 || code != 0 {
 		return zerolog.WarnLevel
 	}
-	return rec.cfg.Level
+	if rec.cfg.DebugSuccess {
+		return zerolog.DebugLevel
+	}
+	return zerolog.InfoLevel
 }
 
 func (rec *recorder) line(m Message, status int) {
@@ -161,3 +163,10 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 }
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// Flush commits the response like a write does, so Recover knows the
+// status line is gone.
+func (w *statusWriter) Flush() {
+	w.wrote = true
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}

@@ -1,0 +1,233 @@
+package auth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+// Config configures JWT and NewVerifier. Exactly one key source — Keys,
+// JWKSURL or KeyFunc — is required, and so are Algorithms, Issuer and
+// Audience: a verifier that guessed any of them would accept tokens meant
+// for someone else.
+type Config struct {
+	// Skipper skips authentication for a request when it returns true; the
+	// request then reaches the handler without claims or principal.
+	// Default: nil (authenticate every request).
+	Skipper func(*http.Request) bool
+
+	// Keys are static verification keys by key ID (the "kid" token header).
+	// The key under the empty ID "" is the default: it verifies tokens
+	// without a kid and tokens whose kid is not in the map, so a single key
+	// is map[string]any{"": key}. HMAC secrets are []byte (at least as long
+	// as the hash, e.g. 32 bytes for HS256); RSA (2048 bits or more), ECDSA
+	// and Ed25519 keys may be given as public or private keys, of which
+	// only the public half is kept. Default: none.
+	Keys map[string]any
+	// JWKSURL is the authorization server's JWK Set (https, or http on a
+	// loopback host). Keys are fetched once by NewVerifier, cached,
+	// refreshed in the background every JWKSRefreshInterval and selected by
+	// the token's kid; a kid not in the cache triggers one refresh, at most
+	// once per JWKSRefreshLimit, so key rotation needs no restart. When the
+	// endpoint is down the cached keys keep working; with nothing cached,
+	// tokens are refused with 401. Default: none.
+	JWKSURL string
+	// KeyFunc looks the verification key up for a parsed, not yet verified
+	// token, as in jwt.Parse. The key it returns must still suit the
+	// token's algorithm. Default: none.
+	KeyFunc jwt.Keyfunc
+
+	// JWKSRefreshInterval is how often the JWK Set is fetched in the
+	// background. Default: 1 hour.
+	JWKSRefreshInterval time.Duration
+	// JWKSRefreshLimit is the least time between two fetches caused by
+	// tokens naming an unknown kid, so forged kids cannot hammer the
+	// authorization server. Default: 5 minutes.
+	JWKSRefreshLimit time.Duration
+	// JWKSTimeout bounds each fetch of the JWK Set. Default: 10 seconds.
+	JWKSTimeout time.Duration
+	// JWKSClient fetches the JWK Set. Default: http.DefaultClient.
+	JWKSClient *http.Client
+	// JWKSErrorHandler receives the errors of background and unknown-kid
+	// fetches (never a token). Default: an error line on slog.Default().
+	JWKSErrorHandler func(error)
+	// Context bounds the background JWK Set refresh: it stops when Context
+	// is done or the Verifier is closed. JWT gives no access to its
+	// Verifier, so pass a Context there to stop the refresh.
+	// Default: context.Background().
+	Context context.Context
+
+	// Algorithms are the accepted signing algorithms ("RS256", "ES256",
+	// "EdDSA", "HS256", ...). Required: the token's own "alg" header is
+	// never trusted by itself. "none" is refused, and so is a list mixing
+	// HMAC (HS*) with public-key algorithms, which would let a token be
+	// "signed" with a public key used as an HMAC secret.
+	Algorithms []string
+	// Issuer must equal the token's "iss" claim. Required.
+	Issuer string
+	// Audience is this MCP server's resource URI; the token's "aud" claim
+	// must contain it (RFC 8707), so tokens issued for other services are
+	// refused. Scheme and host compare case-insensitively. Required.
+	Audience string
+	// Leeway absorbs clock skew when checking "exp", "nbf" and "iat".
+	// Default: 30 seconds; a negative value means no leeway.
+	Leeway time.Duration
+	// ScopeClaim names the claim holding the granted scopes, a
+	// space-separated string or an array of strings. When the token lacks
+	// it, "scp" (either form) is read instead. Default: "scope".
+	ScopeClaim string
+	// PrincipalClaim names the string claim that identifies the caller:
+	// the principal's ID. Tokens without it are refused. Default: "sub".
+	PrincipalClaim string
+	// MaxTokenBytes is the longest token accepted; longer ones are refused
+	// before any parsing. Default: 8192.
+	MaxTokenBytes int
+
+	// ResourceMetadataURL is the URL of this server's protected resource
+	// metadata (see MetadataURL), named in every challenge so that clients
+	// can find the authorization server. Default: none.
+	ResourceMetadataURL string
+	// Scopes are the scopes named in challenges: those a client should ask
+	// for to use this server. Default: none.
+	Scopes []string
+	// ErrorHandler answers refused requests instead of the default answer
+	// (err.Respond), for example to log err first. Default: nil.
+	ErrorHandler func(w http.ResponseWriter, r *http.Request, err *Error)
+}
+
+// Defaults of the Config fields that have one.
+const (
+	DefaultLeeway              = 30 * time.Second
+	DefaultScopeClaim          = "scope"
+	DefaultPrincipalClaim      = "sub"
+	DefaultMaxTokenBytes       = 8192
+	DefaultJWKSRefreshInterval = time.Hour
+	DefaultJWKSRefreshLimit    = 5 * time.Minute
+	DefaultJWKSTimeout         = 10 * time.Second
+)
+
+// withDefaults returns cfg with every unset field that has a default set.
+func (cfg Config) withDefaults() Config {
+	switch {
+	case cfg.Leeway == 0:
+		cfg.Leeway = DefaultLeeway
+	case cfg.Leeway < 0:
+		cfg.Leeway = 0
+	}
+	if cfg.ScopeClaim == "" {
+		cfg.ScopeClaim = DefaultScopeClaim
+	}
+	if cfg.PrincipalClaim == "" {
+		cfg.PrincipalClaim = DefaultPrincipalClaim
+	}
+	if cfg.MaxTokenBytes == 0 {
+		cfg.MaxTokenBytes = DefaultMaxTokenBytes
+	}
+	if cfg.JWKSRefreshInterval == 0 {
+		cfg.JWKSRefreshInterval = DefaultJWKSRefreshInterval
+	}
+	if cfg.JWKSRefreshLimit == 0 {
+		cfg.JWKSRefreshLimit = DefaultJWKSRefreshLimit
+	}
+	if cfg.JWKSTimeout == 0 {
+		cfg.JWKSTimeout = DefaultJWKSTimeout
+	}
+	if cfg.Context == nil {
+		cfg.Context = context.Background()
+	}
+	return cfg
+}
+
+// validate reports every mistake in cfg (after withDefaults) at once, so
+// that one failed start shows them all.
+func (cfg *Config) validate() error {
+	var errs []error
+	sources := 0
+	for _, set := range []bool{cfg.Keys != nil, cfg.JWKSURL != "", cfg.KeyFunc != nil} {
+		if set {
+			sources++
+		}
+	}
+	if sources != 1 {
+		errs = append(errs, fmt.Errorf("exactly one of Keys, JWKSURL and KeyFunc is required, got %d", sources))
+	}
+	if cfg.Keys != nil && len(cfg.Keys) == 0 {
+		errs = append(errs, errors.New("Keys is empty"))
+	}
+	errs = append(errs, validateAlgorithms(cfg.Algorithms))
+	if cfg.JWKSURL != "" {
+		if err := checkURL(cfg.JWKSURL); err != nil {
+			errs = append(errs, fmt.Errorf("JWKSURL: %w", err))
+		}
+		if slices.ContainsFunc(cfg.Algorithms, isHMAC) {
+			errs = append(errs, errors.New("HMAC algorithms need Keys or KeyFunc: a JWK Set publishes public keys, never shared secrets"))
+		}
+	}
+	if cfg.Issuer == "" {
+		errs = append(errs, errors.New("Issuer is required"))
+	}
+	if cfg.Audience == "" {
+		errs = append(errs, errors.New("Audience is required: set it to this server's resource URI"))
+	}
+	if cfg.MaxTokenBytes < 0 {
+		errs = append(errs, fmt.Errorf("MaxTokenBytes is negative (%d)", cfg.MaxTokenBytes))
+	}
+	if cfg.JWKSRefreshInterval < 0 || cfg.JWKSRefreshLimit < 0 || cfg.JWKSTimeout < 0 {
+		errs = append(errs, errors.New("JWKSRefreshInterval, JWKSRefreshLimit and JWKSTimeout must not be negative"))
+	}
+	if cfg.ResourceMetadataURL != "" {
+		if err := checkURL(cfg.ResourceMetadataURL); err != nil {
+			errs = append(errs, fmt.Errorf("ResourceMetadataURL: %w", err))
+		}
+	}
+	for _, s := range cfg.Scopes {
+		if !validScope(s) {
+			errs = append(errs, fmt.Errorf("Scopes: %q is not a valid scope token", s))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("auth: invalid Config: %w", err)
+	}
+	return nil
+}
+
+// validateAlgorithms checks the allow-list: known algorithms only, never
+// "none", and never HMAC beside public-key algorithms.
+func validateAlgorithms(algs []string) error {
+	if len(algs) == 0 {
+		return errors.New(`Algorithms is required: list the signing algorithms your issuer uses, e.g. []string{"RS256"}`)
+	}
+	var errs []error
+	for _, a := range algs {
+		switch {
+		case strings.EqualFold(a, "none"):
+			errs = append(errs, errors.New(`Algorithms must not contain "none": unsigned tokens prove nothing`))
+		case !knownAlgorithm(a):
+			errs = append(errs, fmt.Errorf("Algorithms: unknown algorithm %q", a))
+		}
+	}
+	if slices.ContainsFunc(algs, isHMAC) && slices.ContainsFunc(algs, func(a string) bool { return knownAlgorithm(a) && !isHMAC(a) }) {
+		errs = append(errs, fmt.Errorf("Algorithms %v mix HMAC with public-key algorithms, which invites algorithm confusion: use one family", algs))
+	}
+	return errors.Join(errs...)
+}
+
+// validScope reports whether s is a scope token of RFC 6749 §3.3, so that
+// it can be quoted in a challenge without escaping.
+func validScope(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < 0x21 || c == '"' || c == '\\' || c > 0x7e {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,170 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+	"go.uber.org/goleak"
+
+	"github.com/specter-mcp/specter/auth"
+)
+
+func TestJWKSValidTokens(t *testing.T) {
+	jwks := newJWKSServer(t, map[string]any{"rsa": &rsaKey().PublicKey, "ec": &ecKey().PublicKey})
+	srv := serve(t, newVerifier(t, jwksConfig(jwks, &errorLog{})))
+	for _, tok := range []string{
+		sign(t, jwt.SigningMethodRS256, rsaKey(), "rsa", claims()),
+		sign(t, jwt.SigningMethodES256, ecKey(), "ec", claims()),
+		sign(t, jwt.SigningMethodES256, ecKey(), "", claims()), // no kid: every suitable key is tried
+	} {
+		if resp, body := call(t, srv.URL, "Bearer "+tok); resp.StatusCode != http.StatusOK {
+			t.Errorf("status %d, body %s", resp.StatusCode, body)
+		}
+	}
+	if n := jwks.hits.Load(); n != 1 {
+		t.Errorf("JWKS fetched %d times, want once", n)
+	}
+}
+
+// An ES256 token naming an RSA key's kid is refused even though both
+// algorithms are allowed: the key must suit the token's algorithm.
+func TestJWKSKeyMustSuitAlgorithm(t *testing.T) {
+	jwks := newJWKSServer(t, map[string]any{"rsa": &rsaKey().PublicKey})
+	v := newVerifier(t, jwksConfig(jwks, &errorLog{}))
+	_, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodES256, ecKey(), "rsa", claims()))
+	var aerr *auth.Error
+	if !errors.As(err, &aerr) || aerr.Description != "token signing key not recognized" {
+		t.Errorf("err %v, want a refusal for the key", err)
+	}
+}
+
+// Without a kid every cached key suited to the algorithm is tried; when
+// none suits, the token is refused without trying any.
+func TestJWKSNoSuitableKey(t *testing.T) {
+	jwks := newJWKSServer(t, map[string]any{"rsa": &rsaKey().PublicKey})
+	v := newVerifier(t, jwksConfig(jwks, &errorLog{}))
+	_, err := v.Verify(context.Background(), sign(t, jwt.SigningMethodES256, ecKey(), "", claims()))
+	var aerr *auth.Error
+	if !errors.As(err, &aerr) || aerr.Description != "token signing key not recognized" {
+		t.Errorf("err %v", err)
+	}
+}
+
+func TestJWKSUnknownKidRefreshesOnce(t *testing.T) {
+	jwks := newJWKSServer(t, map[string]any{"rsa": &rsaKey().PublicKey})
+	srv := serve(t, newVerifier(t, jwksConfig(jwks, &errorLog{})))
+	forged := sign(t, jwt.SigningMethodRS256, otherKey(), "ghost", claims())
+
+	for i := range 3 {
+		start := time.Now()
+		resp, body := call(t, srv.URL, "Bearer "+forged)
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` ||
+			!strings.Contains(body, "token signing key not recognized") {
+			t.Errorf("attempt %d: status %d, challenge %q, body %s", i, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("attempt %d took %v: refusals must not wait for the refresh limiter", i, d)
+		}
+	}
+	// One fetch at start, one for the first unknown kid, none after.
+	if n := jwks.hits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times, want 2", n)
+	}
+	if resp, _ := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey(), "rsa", claims())); resp.StatusCode != http.StatusOK {
+		t.Errorf("known kid after unknown ones: status %d", resp.StatusCode)
+	}
+}
+
+func TestJWKSKeyRotation(t *testing.T) {
+	jwks := newJWKSServer(t, map[string]any{"old": &rsaKey().PublicKey})
+	srv := serve(t, newVerifier(t, jwksConfig(jwks, &errorLog{})))
+	if resp, _ := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey(), "old", claims())); resp.StatusCode != http.StatusOK {
+		t.Fatalf("old key: status %d", resp.StatusCode)
+	}
+
+	jwks.set(t, map[string]any{"old": &rsaKey().PublicKey, "new": &rsaKey2().PublicKey})
+	if resp, body := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey2(), "new", claims())); resp.StatusCode != http.StatusOK {
+		t.Errorf("new kid after rotation: status %d, body %s", resp.StatusCode, body)
+	}
+	if n := jwks.hits.Load(); n != 2 {
+		t.Errorf("JWKS fetched %d times, want 2 (start, rotation)", n)
+	}
+}
+
+func TestJWKSDownWithCachedKeys(t *testing.T) {
+	jwks := newJWKSServer(t, map[string]any{"rsa": &rsaKey().PublicKey})
+	errs := &errorLog{}
+	cfg := jwksConfig(jwks, errs)
+	cfg.JWKSRefreshInterval = 10 * time.Millisecond
+	srv := serve(t, newVerifier(t, cfg))
+	jwks.down.Store(true)
+
+	// Let the background refresh fail a few times.
+	deadline := time.Now().Add(5 * time.Second)
+	for errs.len() < 3 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if errs.len() < 3 {
+		t.Fatalf("%d refresh errors reported, want the failing background refresh reported", errs.len())
+	}
+	if resp, body := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey(), "rsa", claims())); resp.StatusCode != http.StatusOK {
+		t.Errorf("cached key while JWKS is down: status %d, body %s", resp.StatusCode, body)
+	}
+	resp, body := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey2(), "other", claims()))
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(body, "token signing key not recognized") {
+		t.Errorf("unknown kid while JWKS is down: status %d, body %s", resp.StatusCode, body)
+	}
+}
+
+func TestJWKSDownWithoutKeys(t *testing.T) {
+	jwks := newJWKSServer(t, nil)
+	jwks.down.Store(true)
+	errs := &errorLog{}
+	srv := serve(t, newVerifier(t, jwksConfig(jwks, errs))) // starts despite the outage
+	if errs.len() != 1 {
+		t.Errorf("%d errors reported for the failed first fetch, want 1", errs.len())
+	}
+	for _, kid := range []string{"rsa", ""} {
+		resp, body := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey(), kid, claims()))
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` ||
+			body != `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: signing keys unavailable, try again later"}}` {
+			t.Errorf("kid %q: status %d, challenge %q, body %s", kid, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+		}
+	}
+}
+
+// Close stops the background refresh: no goroutine outlives it.
+func TestCloseStopsRefresh(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	jwks := newJWKSServer(t, map[string]any{"rsa": &rsaKey().PublicKey})
+	defer jwks.Close()
+	cfg := jwksConfig(jwks, &errorLog{})
+	cfg.JWKSRefreshInterval = time.Millisecond
+	v, err := auth.NewVerifier(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_ = v.Close() // idempotent
+	jwks.Close()
+}
+
+// Config.Context ends the refresh of a JWT middleware, which has no Close.
+func TestJWTContextStopsRefresh(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	jwks := newJWKSServer(t, map[string]any{"rsa": &rsaKey().PublicKey})
+	ctx, cancel := context.WithCancel(context.Background())
+	cfg := jwksConfig(jwks, &errorLog{})
+	cfg.Context = ctx
+	auth.JWT(cfg)
+	cancel()
+	jwks.Close()
+}

@@ -1,0 +1,96 @@
+package jsonrpc
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func FuzzParse(f *testing.F) {
+	seeds := []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":"abc","method":"ping","params":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":"s1","result":{"roots":[]}}`,
+		`{"jsonrpc":"2.0","id":3,"error":{"code":-32601,"message":"no","data":[1,{"a":null}]}}`,
+		`{"jsonrpc":"2.0","error":{"code":-32700,"message":"bad"}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","method":"b"},{"jsonrpc":"2.0","id":2,"result":null}]`,
+		`[]`,
+		`[1]`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"1.0","id":2,"method":"b"}]`,
+		``,
+		`hello`,
+		`{"jsonrpc":"2.0","id":1,"method":"pi`,
+		`{"jsonrpc":"1.0","id":1,"method":"a"}`,
+		`{"id":1,"method":"a"}`,
+		`{"jsonrpc":"2.0","id":{"a":1},"method":"a"}`,
+		`{"jsonrpc":"2.0","id":[1],"method":"a"}`,
+		`{"jsonrpc":"2.0","id":true,"method":"a"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"a"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","params":[1,2]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"a","result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`,
+		`{"jsonrpc":"2.0","id":1}`,
+		`{"jsonrpc":"2.0","id":"[{\"[","method":"a{b[c"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","params":{"s":"\"[[[\\"}}`,
+		nested(MaxDepth),
+		nested(MaxDepth + 1),
+		strings.Repeat("[", MaxDepth+1),
+		`{"jsonrpc":"2.0","id":1e400,"method":"a"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"\xfe\"}",
+	}
+	for _, s := range seeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		msgs, batch, err := Parse(body)
+		if err != nil {
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is %T, not *Error", err, err)
+			}
+			if e.Code != CodeParseError && e.Code != CodeInvalidRequest {
+				t.Fatalf("error code %d", e.Code)
+			}
+			if msgs != nil {
+				t.Fatalf("messages returned with an error")
+			}
+			return
+		}
+		if len(msgs) == 0 {
+			t.Fatal("no messages and no error")
+		}
+		if !batch && len(msgs) != 1 {
+			t.Fatalf("%d messages in a non-batch body", len(msgs))
+		}
+		for _, m := range msgs {
+			if m.Kind() == KindInvalid {
+				t.Fatalf("Parse returned an invalid message: %+v", m)
+			}
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatalf("json.Marshal(%+v): %v", m, err)
+			}
+			if !json.Valid(b) {
+				t.Fatalf("json.Marshal produced invalid JSON: %s", b)
+			}
+			// The re-encoded message parses to a message of the same kind.
+			again, _, err := Parse(b)
+			if err != nil {
+				t.Fatalf("re-encoded %s does not parse: %v", b, err)
+			}
+			if again[0].Kind() != m.Kind() || again[0].ID.Key() != m.ID.Key() || again[0].Method != m.Method {
+				t.Fatalf("round trip changed %s into %+v", b, again[0])
+			}
+			if !m.ID.IsZero() {
+				if out := AppendResult(nil, m.ID, json.RawMessage(`{}`)); !json.Valid(out) {
+					t.Fatalf("AppendResult invalid: %s", out)
+				}
+				if out := AppendError(nil, m.ID, Errorf(CodeInternalError, "x")); !json.Valid(out) {
+					t.Fatalf("AppendError invalid: %s", out)
+				}
+			}
+		}
+	})
+}

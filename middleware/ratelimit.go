@@ -1,0 +1,199 @@
+package middleware
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/specter-mcp/specter/principal"
+)
+
+// RateLimitConfig configures RateLimitWithConfig.
+type RateLimitConfig struct {
+	// Skipper skips the limit for a request when it returns true.
+	// Default: nil (limit every request).
+	Skipper func(*http.Request) bool
+	// Rate is how many requests per second each key may make in the long
+	// run: its bucket refills at this rate. Required, > 0.
+	Rate float64
+	// Burst is how many requests a key may make at once: the size of its
+	// bucket, which starts full. Required, >= 1.
+	Burst int
+	// Key names the bucket a request draws from. Default: the ID of the
+	// authenticated principal (principal.FromContext), else the client IP
+	// of the connection (RemoteAddr). X-Forwarded-For is not trusted by
+	// default, since any client can set it; behind a trusted proxy, supply
+	// a Key that reads the header the proxy sets.
+	Key func(*http.Request) string
+	// MaxKeys bounds how many buckets are kept. When a new key arrives at
+	// the bound, the least recently used bucket is dropped; its key starts
+	// over with a full bucket if it returns. Default: 100,000.
+	MaxKeys int
+	// Now tells the time, for tests. Default: time.Now.
+	Now func() time.Time
+}
+
+// DefaultRateLimitMaxKeys is the default of RateLimitConfig.MaxKeys.
+const DefaultRateLimitMaxKeys = 100_000
+
+// RateLimit limits each caller to rate requests per second with bursts of
+// up to burst: see RateLimitWithConfig.
+func RateLimit(rate float64, burst int) func(http.Handler) http.Handler {
+	return RateLimitWithConfig(RateLimitConfig{Rate: rate, Burst: burst})
+}
+
+// RateLimitWithConfig returns middleware that gives every key (by default
+// every caller) a token bucket: a request takes a token or, with the
+// bucket empty, is refused with 429 Too Many Requests, a Retry-After
+// header in whole seconds (rounded up) and a JSON-RPC error body without
+// an id. Memory stays bounded by MaxKeys. It panics if cfg is invalid.
+//
+// Place it after authentication (auth.JWT) so that the principal is known
+// and callers behind one IP address are limited separately. Limits differ
+// per route by using one instance per Echo group or route:
+//
+//	tools := e.Group("/mcp", auth.JWT(cfg), echo.WrapMiddleware(middleware.RateLimit(5, 10)))
+//	e.POST("/search", search, echo.WrapMiddleware(middleware.RateLimit(1, 3)))
+//
+// Each instance keeps its own buckets.
+func RateLimitWithConfig(cfg RateLimitConfig) func(http.Handler) http.Handler {
+	if !(cfg.Rate > 0) || math.IsInf(cfg.Rate, 0) {
+		panic("middleware: RateLimit needs a positive, finite Rate (requests per second)")
+	}
+	if cfg.Burst < 1 {
+		panic("middleware: RateLimit needs a Burst of at least 1")
+	}
+	if cfg.MaxKeys < 0 {
+		panic("middleware: RateLimit MaxKeys must not be negative")
+	}
+	if cfg.MaxKeys == 0 {
+		cfg.MaxKeys = DefaultRateLimitMaxKeys
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	l := newLimiter(cfg)
+	key := defaultKey
+	if cfg.Key != nil {
+		key = func(r *http.Request) bucketKey { return bucketKey{id: cfg.Key(r)} }
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if cfg.Skipper != nil && cfg.Skipper(r) {
+				next.ServeHTTP(w, r)
+				return
+			}
+			if ok, wait := l.take(key(r)); !ok {
+				tooMany(w, wait)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+}
+
+// bucketKey keeps principals and IP addresses apart, so that a caller
+// whose ID reads like an address never shares that address's bucket.
+type bucketKey struct {
+	principal bool
+	id        string
+}
+
+func defaultKey(r *http.Request) bucketKey {
+	if p, ok := principal.FromContext(r.Context()); ok && p.ID != "" {
+		return bucketKey{principal: true, id: p.ID}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	return bucketKey{id: host}
+}
+
+// bucket is one key's token bucket, linked into the LRU list.
+type bucket struct {
+	key        bucketKey
+	tokens     float64
+	last       time.Time // when tokens was last brought up to date
+	prev, next *bucket
+}
+
+// limiter holds the buckets in a map for lookup and a circular doubly
+// linked list (most recently used first) for eviction. One mutex guards
+// both: the critical section is a few dozen nanoseconds.
+type limiter struct {
+	rate, burst float64
+	max         int
+	now         func() time.Time
+
+	mu      sync.Mutex
+	buckets map[bucketKey]*bucket
+	lru     bucket // sentinel: lru.next is the newest bucket, lru.prev the oldest
+}
+
+func newLimiter(cfg RateLimitConfig) *limiter {
+	l := &limiter{
+		rate:    cfg.Rate,
+		burst:   float64(cfg.Burst),
+		max:     cfg.MaxKeys,
+		now:     cfg.Now,
+		buckets: make(map[bucketKey]*bucket),
+	}
+	l.lru.prev, l.lru.next = &l.lru, &l.lru
+	return l
+}
+
+// take takes a token from k's bucket. When there is none, it returns
+// false and the seconds until there will be one.
+func (l *limiter) take(k bucketKey) (ok bool, wait float64) {
+	now := l.now()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.buckets[k]
+	switch {
+	case b != nil:
+		l.unlink(b)
+		if d := now.Sub(b.last); d > 0 {
+			b.tokens = min(l.burst, b.tokens+d.Seconds()*l.rate)
+			b.last = now
+		}
+	case len(l.buckets) >= l.max:
+		b = l.lru.prev // reuse the oldest bucket for the new key
+		l.unlink(b)
+		delete(l.buckets, b.key)
+		*b = bucket{key: k, tokens: l.burst, last: now}
+		l.buckets[k] = b
+	default:
+		b = &bucket{key: k, tokens: l.burst, last: now}
+		l.buckets[k] = b
+	}
+	b.prev, b.next = &l.lru, l.lru.next
+	b.next.prev = b
+	l.lru.next = b
+	if b.tokens >= 1 {
+		b.tokens--
+		return true, 0
+	}
+	return false, (1 - b.tokens) / l.rate
+}
+
+func (l *limiter) unlink(b *bucket) {
+	b.prev.next, b.next.prev = b.next, b.prev
+}
+
+// tooMany refuses a request that found its bucket empty, wait seconds
+// before the next token.
+func tooMany(w http.ResponseWriter, wait float64) {
+	// Whole seconds, rounded up so a client that obeys is not refused
+	// again; capped at a day so absurd rates cannot overflow.
+	secs := strconv.Itoa(int(min(max(math.Ceil(wait), 1), 86400)))
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Retry-After", secs)
+	w.WriteHeader(http.StatusTooManyRequests)
+	// -32000 lies in JSON-RPC's range for server-defined errors: the
+	// request itself is fine, the server declines it for now.
+	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too Many Requests: rate limit exceeded, retry after ` + secs + ` s"}}`))
+}
