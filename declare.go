@@ -8,6 +8,7 @@ import (
 
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
+	"github.com/specter-mcp/specter/principal"
 )
 
 // Handler answers a tools/call, prompts/get or resources/read. For a
@@ -52,6 +53,8 @@ type declaration struct {
 	list         Handler
 	cache        *cacheHint
 	tasks        TaskSupport
+	scopes       []string
+	policy       func(*principal.Principal) bool
 	headers      []headerParam // params mirrored into Mcp-Param-* headers
 
 	fields  []params.Field

@@ -26,6 +26,7 @@ type exchange struct {
 	ob     *outbox
 	start  time.Time
 	cancel context.CancelFunc // ends a 2026-07-28 request's context
+	hid    bool               // scopes or a policy hid an item from this caller
 }
 
 func (x *exchange) modern() bool { return x.c.req.modern != nil }
@@ -274,7 +275,7 @@ func asJSONRPC(err error, target **jsonrpc.Error) bool { return errors.As(err, t
 func (x *exchange) Tools() []*mcp.Tool {
 	out := make([]*mcp.Tool, 0, len(x.cat.tools))
 	for _, d := range x.cat.tools {
-		if x.c.scope.allowsTool(d.name) {
+		if x.c.scope.allowsTool(d.name) && x.visible(d) {
 			out = append(out, d.tool)
 		}
 	}
@@ -285,6 +286,9 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Reply {
 	d := x.cat.byTool[name]
 	if d == nil || !x.c.scope.allowsTool(name) {
 		return handlers.Fail(unknownTool(name))
+	}
+	if ok, missing := x.c.scope.permits(d); !ok {
+		return handlers.Fail(x.refuseUse(d, missing))
 	}
 	if d.tasks == TaskRequired && !x.tasksDeclared() {
 		return handlers.Fail(missingTasks())
@@ -299,7 +303,7 @@ func unknownTool(name string) *jsonrpc.Error {
 func (x *exchange) Prompts() []*mcp.Prompt {
 	out := make([]*mcp.Prompt, 0, len(x.cat.prompts))
 	for _, d := range x.cat.prompts {
-		if x.c.scope.allowsPrompt(d.name) {
+		if x.c.scope.allowsPrompt(d.name) && x.visible(d) {
 			out = append(out, d.prompt)
 		}
 	}
@@ -311,6 +315,9 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Reply
 	if d == nil || !x.c.scope.allowsPrompt(name) {
 		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
 	}
+	if ok, missing := x.c.scope.permits(d); !ok {
+		return handlers.Fail(x.refuseUse(d, missing))
+	}
 	raw, err := json.Marshal(args)
 	if err != nil {
 		return handlers.Fail(x.internal(err))
@@ -321,7 +328,7 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Reply
 func (x *exchange) Resources() []*mcp.Resource {
 	out := make([]*mcp.Resource, 0, len(x.cat.resources))
 	for _, d := range x.cat.resources {
-		if x.c.scope.allowsResource(d, d.resource.URI) {
+		if x.c.scope.allowsResource(d, d.resource.URI) && x.visible(d) {
 			out = append(out, d.resource)
 		}
 	}
@@ -331,7 +338,7 @@ func (x *exchange) Resources() []*mcp.Resource {
 func (x *exchange) ResourceSources() []handlers.ResourceSource {
 	var out []handlers.ResourceSource
 	for _, d := range x.cat.templates {
-		if d.list == nil || !x.c.scope.allowsResource(d, "") {
+		if d.list == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 			continue
 		}
 		out = append(out, func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) })
@@ -373,7 +380,7 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 func (x *exchange) Templates() []*mcp.ResourceTemplate {
 	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.templates))
 	for _, d := range x.cat.templates {
-		if x.c.scope.allowsResource(d, "") {
+		if x.c.scope.allowsResource(d, "") && x.visible(d) {
 			out = append(out, d.template)
 		}
 	}
@@ -389,12 +396,15 @@ func (x *exchange) ReadResource(uri string) handlers.Reply {
 		}
 		return handlers.Fail(ResourceNotFound(uri))
 	}
+	if ok, missing := x.c.scope.permits(d); !ok {
+		return handlers.Fail(x.refuseUse(d, missing))
+	}
 	return x.run(d, nil)
 }
 
 func (x *exchange) Subscribe(uri string, on bool) error {
 	if on {
-		if d, _ := x.cat.resourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) {
+		if d, _ := x.cat.resourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)
 		}
 	}
@@ -406,11 +416,11 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	var d *declaration
 	switch p.Ref.Type {
 	case "ref/prompt":
-		if d = x.cat.byPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) {
+		if d = x.cat.byPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", p.Ref.Name)
 		}
 	default:
-		if d = x.cat.byURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") {
+		if d = x.cat.byURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown resource template: %s", p.Ref.URI)
 		}
 	}
@@ -428,6 +438,17 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	}
 	total := len(vals)
 	return &mcp.Completion{Values: vals, Total: &total}, nil
+}
+
+// visible reports whether the caller's scopes and the declaration's
+// policy let it see d, and remembers when they hid something: the answer
+// then depends on the caller and must not be cached publicly.
+func (x *exchange) visible(d *declaration) bool {
+	ok, _ := x.c.scope.permits(d)
+	if !ok {
+		x.hid = true
+	}
+	return ok
 }
 
 func (s *scope) allowsTool(name string) bool {

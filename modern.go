@@ -296,6 +296,8 @@ func modernStatus(code int) int {
 	switch code {
 	case jsonrpc.CodeMethodNotFound:
 		return http.StatusNotFound
+	case CodeForbidden:
+		return http.StatusForbidden
 	case jsonrpc.CodeInvalidParams, jsonrpc.CodeInvalidRequest, jsonrpc.CodeMissingCapability,
 		jsonrpc.CodeHeaderMismatch, jsonrpc.CodeUnsupportedVersion:
 		return http.StatusBadRequest

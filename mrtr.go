@@ -180,7 +180,7 @@ func (x *exchange) decorate(result any) {
 	ttl := hint.ttl.Milliseconds()
 	base.TTLMs = &ttl
 	base.CacheScope = hint.scope
-	if x.c.scope.filtered() || x.c.scope.principal != "" {
+	if x.c.scope.filtered() || x.c.scope.principal != "" || x.hid {
 		// What this caller sees depends on who it is.
 		base.CacheScope = mcp.CachePrivate
 	}

@@ -60,7 +60,13 @@ func (r *Router) NotifyResourceUpdated(uri string, opts ...NotifyOption) {
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: uri})
 	msg := jsonrpc.AppendRequest(nil, nil, handlers.NotificationResourceUpdated, p)
 	d, _ := r.catalog.Load().resourceFor(uri)
-	allowed := func(sc *scope) bool { return d == nil || sc == nil || sc.allowsResource(d, uri) }
+	allowed := func(sc *scope) bool {
+		if d == nil || sc == nil {
+			return true
+		}
+		ok, _ := sc.permits(d)
+		return ok && sc.allowsResource(d, uri)
+	}
 	for _, s := range r.sessions.all() {
 		if !s.subscribed(uri) || !o.reaches(s.principal) {
 			continue

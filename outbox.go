@@ -42,7 +42,8 @@ type outbox struct {
 	ids        bool // events carry ids and are kept for resumption (session era)
 	priming    bool // the client expects a priming event (2025-11-25+)
 	standalone bool
-	status     int // HTTP status of a plain JSON answer; 0 means 200
+	status     int         // HTTP status of a plain JSON answer; 0 means 200
+	headers    http.Header // headers of a plain JSON answer
 
 	mu       sync.Mutex
 	events   []event
@@ -68,6 +69,17 @@ func newOutbox(r *Router, s *session, id string, standalone bool) *outbox {
 		ids: s != nil, priming: s != nil && supportsPriming(s.version),
 		done: make(chan struct{}), kick: make(chan struct{}, 1),
 	}
+}
+
+// header sets a header for a plain JSON answer (a refusal decided before
+// anything was streamed).
+func (o *outbox) header(key, value string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.headers == nil {
+		o.headers = http.Header{}
+	}
+	o.headers.Set(key, value)
 }
 
 func (o *outbox) eventID(seq uint64) string { return o.id + "_" + strconv.FormatUint(seq, 10) }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/specter-mcp/specter/auth"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -154,6 +155,9 @@ func (r *Router) await(w http.ResponseWriter, req *http.Request, sess *session, 
 	case <-ob.kick:
 	}
 	if evs, ok := ob.takeJSON(gen); ok {
+		for k, v := range ob.headers {
+			w.Header()[k] = v
+		}
 		writeJSONAnswer(w, ob.status, evs, batch)
 		sess.dropStream(ob)
 		return
@@ -409,21 +413,7 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 
 // challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728).
 func (r *Router) challenge(code, scope string) string {
-	var b strings.Builder
-	b.WriteString("Bearer ")
-	sep := ""
-	if r.cfg.resourceMeta != "" {
-		fmt.Fprintf(&b, `resource_metadata=%q`, r.cfg.resourceMeta)
-		sep = ", "
-	}
-	if scope != "" {
-		fmt.Fprintf(&b, `%sscope=%q`, sep, scope)
-		sep = ", "
-	}
-	if code != "" {
-		fmt.Fprintf(&b, `%serror=%q`, sep, code)
-	}
-	return strings.TrimSuffix(b.String(), " ")
+	return auth.Challenge(r.cfg.resourceMeta, strings.Fields(scope), code)
 }
 
 func firstID(msgs []*jsonrpc.Message) jsonrpc.ID {

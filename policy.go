@@ -1,0 +1,66 @@
+package specter
+
+import (
+	"strings"
+
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/principal"
+)
+
+// Scopes requires the caller to hold every given OAuth scope (from the
+// token auth.JWT verified, or the caller connect set). A caller without
+// them does not see the tool, prompt or resource in any list, completion
+// or notification, and using it answers 403 with a WWW-Authenticate
+// challenge naming the scopes, so the client can ask for them (step-up).
+func Scopes(scopes ...string) DeclOption {
+	return func(d *declaration) { d.scopes = append(d.scopes, scopes...) }
+}
+
+// Policy makes a tool, prompt or resource available only to callers for
+// whom allow returns true (allow receives nil for anonymous callers).
+// Like Scopes, it hides the item and refuses its use with 403.
+func Policy(allow func(caller *principal.Principal) bool) DeclOption {
+	return func(d *declaration) { d.policy = allow }
+}
+
+// permits reports whether the caller meets the declaration's scopes and
+// policy, and which scopes are missing.
+func (s *scope) permits(d *declaration) (ok bool, missing []string) {
+	for _, sc := range d.scopes {
+		if !s.caller.HasScope(sc) {
+			missing = append(missing, sc)
+		}
+	}
+	if len(missing) > 0 {
+		return false, missing
+	}
+	if d.policy != nil && !d.policy(s.caller) {
+		return false, nil
+	}
+	return true, nil
+}
+
+// CodeForbidden is the JSON-RPC error code of a request refused for want
+// of scopes or by a policy (from the implementation-defined range).
+const CodeForbidden = -32003
+
+func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
+	x.ob.status = 403
+	msg := "Forbidden: you may not use this " + d.kind.String()
+	if len(missing) > 0 {
+		x.ob.header("WWW-Authenticate", x.r.challenge("insufficient_scope", strings.Join(missing, " ")))
+		msg += "; it needs the scope " + strings.Join(missing, " ")
+	}
+	return jsonrpc.Errorf(CodeForbidden, "%s", msg)
+}
+
+// SetCaller sets the caller connect authenticated, with its scopes, when
+// no authentication middleware put one in the request context. It also
+// sets the principal to caller.ID.
+func (c *Context) SetCaller(caller *principal.Principal) {
+	s := c.writable()
+	s.caller = caller
+	if caller != nil {
+		s.principal = caller.ID
+	}
+}
