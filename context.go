@@ -2,9 +2,12 @@ package specter
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/principal"
 )
@@ -163,26 +166,46 @@ func (c *Context) ListRoots(ctx context.Context, opts ...InputOption) ([]mcp.Roo
 	return c.stream.ListRoots(ctx, opts...)
 }
 
-// Session is an MCP session as handlers see it: an id and data that lives
-// as long as the session.
+// Session is an MCP session as handlers see it: an id, and data that
+// lives as long as the session. The data is shared by every node of a
+// deployment, so values are stored as JSON.
 type Session struct{ s *session }
 
 // ID returns the Mcp-Session-Id.
 func (s *Session) ID() string { return s.s.id }
 
-// Set stores session data.
-func (s *Session) Set(key string, value any) {
-	s.s.mu.Lock()
-	defer s.s.mu.Unlock()
-	if s.s.data == nil {
-		s.s.data = map[string]any{}
+// Principal returns the caller that created the session, or "".
+func (s *Session) Principal() string { return s.s.principal }
+
+// Set stores value (anything that encodes to JSON) under key.
+func (s *Session) Set(key string, value any) error {
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("specter: session data %q: %w", key, err)
 	}
-	s.s.data[key] = value
+	if err := s.s.setField(backplane.DataField(key), json.RawMessage(raw)); err != nil {
+		return fmt.Errorf("specter: session data %q: %w", key, err)
+	}
+	s.s.mu.Lock()
+	if s.s.data == nil {
+		s.s.data = map[string]json.RawMessage{}
+	}
+	s.s.data[key] = raw
+	s.s.mu.Unlock()
+	return nil
 }
 
-// Get returns session data, or nil.
-func (s *Session) Get(key string) any {
+// Get decodes the value stored under key into dst and reports whether
+// there was one.
+func (s *Session) Get(key string, dst any) (bool, error) {
 	s.s.mu.Lock()
-	defer s.s.mu.Unlock()
-	return s.s.data[key]
+	raw, ok := s.s.data[key]
+	s.s.mu.Unlock()
+	if !ok {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return true, fmt.Errorf("specter: session data %q: %w", key, err)
+	}
+	return true, nil
 }

@@ -408,7 +408,9 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 			return ResourceNotFound(uri)
 		}
 	}
-	x.sess.subscribe(uri, on)
+	if err := x.sess.subscribe(uri, on); err != nil {
+		return x.internal(fmt.Errorf("resources/subscribe: %w", err))
+	}
 	return nil
 }
 

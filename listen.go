@@ -9,6 +9,7 @@ import (
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/sse"
 )
 
 // listener is one open subscriptions/listen stream (2026-07-28).
@@ -66,14 +67,21 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 		}
 	}
 	l := &listener{id: m.ID, filter: p.Notifications, scope: c.scope, ob: newOutbox(r, nil, "", true)}
-	gen := l.ob.attachStream(w, 0)
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,
 	})
-	l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
 	r.listen.add(l)
+	if sw, err := sse.Hijack(w); err == nil {
+		// The stream lives on its own connection until the client
+		// leaves or the router shuts down; nothing waits here.
+		l.ob.attachHijacked(sw, 0, func() { r.listen.remove(l) })
+		l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
+		return
+	}
 	defer r.listen.remove(l)
+	gen := l.ob.attachStream(w, 0)
+	l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
 	select {
 	case <-req.Context().Done():
 	case <-l.ob.kick:

@@ -3,6 +3,8 @@ package specter
 import (
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/backplane"
+
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -57,6 +59,34 @@ func (r *Router) NotifyResourcesChanged(opts ...NotifyOption) {
 // to read it) that the resource changed.
 func (r *Router) NotifyResourceUpdated(uri string, opts ...NotifyOption) {
 	o := notifyOpts(opts)
+	r.publish(&backplane.Message{Kind: backplane.KindNotify, Method: handlers.NotificationResourceUpdated, URI: uri, Principal: o.principal, Targeted: o.targeted})
+}
+
+// broadcast sends a list_changed notification through the backplane, so
+// the clients listening on every node get it.
+func (r *Router) broadcast(method string, o notifyOptions) {
+	r.publish(&backplane.Message{Kind: backplane.KindNotify, Method: method, Principal: o.principal, Targeted: o.targeted})
+}
+
+// deliverNotify hands a notification to the GET streams and listen
+// streams attached to this node whose callers may see it.
+func (r *Router) deliverNotify(m *backplane.Message) {
+	o := notifyOptions{principal: m.Principal, targeted: m.Targeted}
+	if m.Method != handlers.NotificationResourceUpdated {
+		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
+		for _, s := range r.sessions.all() {
+			if o.reaches(s.principal) {
+				s.notify(msg)
+			}
+		}
+		for _, l := range r.listen.all() {
+			if l.wants(m.Method) && o.reaches(l.scope.principal) {
+				l.ob.send(l.notification(m.Method, nil), false)
+			}
+		}
+		return
+	}
+	uri := m.URI
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: uri})
 	msg := jsonrpc.AppendRequest(nil, nil, handlers.NotificationResourceUpdated, p)
 	d, _ := r.catalog.Load().resourceFor(uri)
@@ -68,7 +98,7 @@ func (r *Router) NotifyResourceUpdated(uri string, opts ...NotifyOption) {
 		return ok && sc.allowsResource(d, uri)
 	}
 	for _, s := range r.sessions.all() {
-		if !s.subscribed(uri) || !o.reaches(s.principal) {
+		if !o.reaches(s.principal) || !r.subscribedNow(s, uri) {
 			continue
 		}
 		s.mu.Lock()
@@ -85,18 +115,24 @@ func (r *Router) NotifyResourceUpdated(uri string, opts ...NotifyOption) {
 	}
 }
 
-func (r *Router) broadcast(method string, o notifyOptions) {
-	msg := jsonrpc.AppendRequest(nil, nil, method, nil)
-	for _, s := range r.sessions.all() {
-		if o.reaches(s.principal) {
-			s.notify(msg)
+// subscribedNow reports whether s is subscribed to uri; a client may have
+// subscribed through another node, so a shared backplane is asked.
+func (r *Router) subscribedNow(s *session, uri string) bool {
+	s.mu.Lock()
+	listening := s.listen != nil
+	s.mu.Unlock()
+	if !listening {
+		return false // no stream to deliver on here
+	}
+	if !r.local {
+		ctx, cancel := r.bpContext()
+		rec, err := r.bp.LoadSession(ctx, s.id)
+		cancel()
+		if err == nil {
+			s.refresh(rec)
 		}
 	}
-	for _, l := range r.listen.all() {
-		if l.wants(method) && o.reaches(l.scope.principal) {
-			l.ob.send(l.notification(method, nil), false)
-		}
-	}
+	return s.subscribed(uri)
 }
 
 // changed notifies listeners after a declaration was added or removed.

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/sse"
 )
 
@@ -25,12 +26,15 @@ type event struct {
 	response bool
 }
 
-// outbox is one response stream of a session: the answer to a POST, or the
-// session's standalone GET stream. Messages are appended by whoever
-// produces them (the handler, Async work, notifications) and written at
-// once to the connection attached to the stream, if any. Every message is
-// kept until the stream is complete and delivered, so that a client whose
-// connection dropped resumes with GET and Last-Event-ID and loses nothing.
+// outbox is one response stream: the answer to a POST, the session's
+// standalone GET stream, or a subscriptions/listen stream. Messages are
+// appended by whoever produces them (the handler, Async work,
+// notifications) and written at once to the connection attached to the
+// stream, if any. In a session, once the answer is an event stream, every
+// message also goes to the backplane's buffer for the stream, where it
+// stays until the stream is complete and delivered, so that a client
+// whose connection dropped resumes with GET and Last-Event-ID, on this
+// node or another, and loses nothing.
 //
 // A POST answer starts undecided: if the response is the first message it
 // is written as application/json; the first notification or request, or a
@@ -45,22 +49,22 @@ type outbox struct {
 	status     int         // HTTP status of a plain JSON answer; 0 means 200
 	headers    http.Header // headers of a plain JSON answer
 
-	mu       sync.Mutex
-	events   []event
-	size     int
-	seq      uint64
-	lost     uint64 // highest seq dropped to stay within the buffer limit
-	mode     outMode
-	rw       http.ResponseWriter // attached connection, before it is an event stream
-	w        *sse.Writer         // attached connection, as an event stream
-	attach   uint64              // increments on every attach, so an old connection knows it was replaced
-	pending  int                 // requests still to be answered
-	sent     uint64              // last seq written to a connection
-	orphan   bool                // the POST connection left before the answer was decided
-	complete bool
-	done     chan struct{} // closed when complete
-	kick     chan struct{} // asks the attached connection to let go (CloseSSE, replaced, failed)
-	timer    *time.Timer   // keep-alive
+	mu        sync.Mutex
+	events    []event // messages of an undecided answer, not yet persisted
+	seq       uint64
+	persisted bool // the backplane holds a buffer for this stream
+	mode      outMode
+	rw        http.ResponseWriter // attached connection, before it is an event stream
+	w         *sse.Writer         // attached connection, as an event stream
+	attach    uint64              // increments on every attach, so an old connection knows it was replaced
+	release   func()              // runs once when a hijacked connection ends
+	pending   int                 // requests still to be answered
+	sent      uint64              // last seq written to a connection
+	orphan    bool                // the POST connection left before the answer was decided
+	complete  bool
+	done      chan struct{} // closed when complete
+	kick      chan struct{} // asks the attached connection to let go (CloseSSE, replaced, failed)
+	timer     *time.Timer   // keep-alive
 }
 
 func newOutbox(r *Router, s *session, id string, standalone bool) *outbox {
@@ -114,6 +118,10 @@ func (o *outbox) append(data []byte, response bool) (drop bool) {
 		// counts toward completing the stream.
 		o.pending--
 		if o.pending <= 0 && !o.standalone {
+			if o.mode == modeSSE && o.ids {
+				o.seq++
+				o.persist(event{seq: o.seq}, true) // tells a tailing node the stream ended
+			}
 			o.complete = true
 			close(o.done)
 			return o.orphan
@@ -133,12 +141,13 @@ func (o *outbox) append(data []byte, response bool) (drop bool) {
 			o.write(ev)
 		}
 	case o.mode == modeSSE:
-		o.keep(ev)
+		last := response && o.pending <= 0 && !o.standalone
+		o.persist(ev, last)
 		if o.w != nil {
 			o.write(ev)
 		}
 	default:
-		o.keep(ev)
+		o.events = append(o.events, ev)
 		if !response && o.rw != nil {
 			o.startStream()
 		}
@@ -151,16 +160,20 @@ func (o *outbox) append(data []byte, response bool) (drop bool) {
 	return false
 }
 
-// keep retains ev for replay, dropping the oldest events past the limit.
-func (o *outbox) keep(ev event) {
-	o.events = append(o.events, ev)
-	o.size += len(ev.data)
-	limit := o.r.cfg.bufferBytes
-	for o.size > limit && len(o.events) > 1 {
-		o.size -= len(o.events[0].data)
-		o.lost = o.events[0].seq
-		o.events[0] = event{}
-		o.events = o.events[1:]
+// persist puts a message in the backplane's buffer for the stream, so the
+// client can resume on any node; a node tailing the stream is woken.
+// Called with o.mu held.
+func (o *outbox) persist(ev event, last bool) {
+	ctx, cancel := o.r.bpContext()
+	defer cancel()
+	err := o.r.bp.Append(ctx, o.sess.id, o.id, backplane.Event{Seq: ev.seq, Data: ev.data, Last: last}, o.r.cfg.bufferBytes)
+	if err != nil {
+		o.r.log.Warn().Err(err).Str("session", o.sess.id).Msg("mcp stream buffer: a message could not be kept for resumption")
+		return
+	}
+	o.persisted = true
+	if o.w == nil && !o.r.local {
+		o.r.publish(&backplane.Message{Kind: backplane.KindWake, Session: o.sess.id, Stream: o.id})
 	}
 }
 
@@ -170,22 +183,49 @@ func (o *outbox) startStream() {
 	o.mode = modeSSE
 	o.w = sse.NewWriter(o.rw, http.StatusOK)
 	o.rw = nil
-	o.primeAndReplay(0)
-	if !o.ids {
-		o.events, o.size = nil, 0
+	if o.ids {
+		// A marker at seq 0 makes the stream known to every node from
+		// the first event id the client may hold.
+		o.persist(event{}, false)
+	}
+	o.prime(0)
+	complete := o.pending <= 0 && !o.standalone
+	for i, ev := range o.events {
+		if o.ids {
+			o.persist(ev, complete && i == len(o.events)-1)
+		}
+		o.write(ev)
+	}
+	o.events = nil
+}
+
+// prime writes the priming event: an id with empty data lets the client
+// resume from here even if the connection drops before the next message.
+func (o *outbox) prime(after uint64) {
+	if o.priming {
+		o.writeRaw(sse.Event{ID: o.eventID(after), Retry: o.r.cfg.retry})
 	}
 }
 
-// primeAndReplay writes the priming event and every kept event after seq.
-func (o *outbox) primeAndReplay(after uint64) {
-	if o.priming {
-		// An id with empty data lets the client resume from here even if
-		// the connection drops before the first real message.
-		o.writeRaw(sse.Event{ID: o.eventID(after), Retry: o.r.cfg.retry})
+// replay writes the buffered messages after seq from the backplane,
+// telling the client first if some of them were dropped.
+func (o *outbox) replay(after uint64) {
+	if !o.ids || !o.persisted {
+		return
 	}
-	for _, ev := range o.events {
-		if ev.seq > after && o.w != nil {
-			o.write(ev)
+	ctx, cancel := o.r.bpContext()
+	defer cancel()
+	evs, lost, err := o.r.bp.Events(ctx, o.sess.id, o.id, after)
+	if err != nil {
+		o.r.log.Warn().Err(err).Str("session", o.sess.id).Msg("mcp stream buffer unavailable for a resume")
+		return
+	}
+	if lost {
+		o.writeRaw(sse.Event{Data: lostNotice(o.sess)})
+	}
+	for _, ev := range evs {
+		if len(ev.Data) > 0 {
+			o.write(event{seq: ev.Seq, data: ev.Data})
 		}
 	}
 }
@@ -209,9 +249,56 @@ func (o *outbox) writeRaw(e sse.Event) {
 	if err := o.w.Send(e); err != nil {
 		// The client is gone or does not read; keep the events for a
 		// resume and let the connection go.
-		o.w = nil
+		o.dropWriter()
 		o.signal()
 	}
+}
+
+// dropWriter lets go of the attached event-stream connection; a hijacked
+// one is closed and its release runs. Called with o.mu held.
+func (o *outbox) dropWriter() {
+	w := o.w
+	o.w = nil
+	if w == nil || !w.Hijacked() {
+		return
+	}
+	_ = w.Close()
+	if rel := o.release; rel != nil {
+		o.release = nil
+		rel()
+	}
+}
+
+// attachHijacked attaches a connection the stream owns (sse.Hijack),
+// replaying events after seq; release runs when that connection ends.
+// Nothing waits for it: the stream lives on its connection alone.
+func (o *outbox) attachHijacked(w *sse.Writer, after uint64, release func()) {
+	o.mu.Lock()
+	if o.w != nil || o.rw != nil {
+		o.dropWriter()
+		o.rw = nil
+		o.signal()
+	}
+	if o.complete {
+		o.mu.Unlock()
+		_ = w.Close()
+		release()
+		return
+	}
+	o.mode = modeSSE
+	o.attach++
+	o.w, o.release = w, release
+	o.prime(after)
+	o.replay(after)
+	o.mu.Unlock()
+	w.OnGone(func() {
+		o.mu.Lock()
+		if o.w == w {
+			o.dropWriter()
+		}
+		o.mu.Unlock()
+	})
+	o.armKeepAlive()
 }
 
 func (o *outbox) signal() {
@@ -252,7 +339,8 @@ func (o *outbox) delivered() uint64 {
 func (o *outbox) attachStream(w http.ResponseWriter, after uint64) (gen uint64) {
 	o.mu.Lock()
 	if o.w != nil || o.rw != nil {
-		o.w, o.rw = nil, nil
+		o.dropWriter()
+		o.rw = nil
 		o.signal()
 	}
 	// Drain a stale kick so this connection is not dropped at once.
@@ -264,7 +352,8 @@ func (o *outbox) attachStream(w http.ResponseWriter, after uint64) (gen uint64) 
 	o.attach++
 	gen = o.attach
 	o.w = sse.NewWriter(w, http.StatusOK)
-	o.primeAndReplay(after)
+	o.prime(after)
+	o.replay(after)
 	o.mu.Unlock()
 	o.armKeepAlive()
 	return gen
@@ -283,7 +372,8 @@ func (o *outbox) detach(gen uint64) (delivered bool) {
 	if o.mode == modeUndecided {
 		o.orphan = true
 	}
-	o.w, o.rw = nil, nil
+	o.dropWriter()
+	o.rw = nil
 	if o.timer != nil {
 		o.timer.Stop()
 	}
@@ -304,7 +394,7 @@ func (o *outbox) takeJSON(gen uint64) ([]event, bool) {
 		o.timer.Stop()
 	}
 	evs := o.events
-	o.events, o.size = nil, 0
+	o.events = nil
 	return evs, true
 }
 
@@ -319,7 +409,7 @@ func (o *outbox) closeConn() {
 	if o.w != nil && o.ids {
 		o.writeRaw(sse.Event{Retry: o.r.cfg.retry, ID: o.eventID(o.seq)})
 	}
-	o.w = nil
+	o.dropWriter()
 	o.signal()
 }
 
@@ -353,7 +443,7 @@ func (o *outbox) keepAlive() {
 	}
 	_ = o.w.SetWriteDeadline(time.Now().Add(o.r.cfg.writeTimeout))
 	if err := o.w.Comment("keep-alive"); err != nil {
-		o.w = nil
+		o.dropWriter()
 		o.signal()
 		return
 	}
@@ -371,5 +461,6 @@ func (o *outbox) stop() {
 		o.complete = true
 		close(o.done)
 	}
+	o.dropWriter()
 	o.signal()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
 )
@@ -34,6 +35,15 @@ type Router struct {
 	sealer   *sealer
 	listen   listeners // 2026-07-28 subscriptions/listen streams
 	tasks    taskTable // tasks extension
+
+	bp          backplane.Backplane
+	local       bool   // the backplane lives in this process only
+	node        string // this node's id, part of ids that must be unique across nodes
+	counter     atomic.Uint64
+	stopSub     func()
+	wakes       wakeups
+	onStart     func(*Context, *Session) error
+	onTerminate func(string, *Session)
 }
 
 type config struct {
@@ -47,7 +57,6 @@ type config struct {
 	writeTimeout   time.Duration
 	logLevel       mcp.LoggingLevel
 	onError        func(ctx context.Context, err error, req *Request)
-	onSessionEnd   func(id, reason string)
 	guard          *middleware.HostGuardConfig
 	resourceMeta   string
 	cache          cacheHint
@@ -84,12 +93,6 @@ func OnError(f func(ctx context.Context, err error, req *Request)) RouterOption 
 	return routerOption(func(r *Router) { r.cfg.onError = f })
 }
 
-// OnSessionEnd is called when a session ends, with the reason: EndClient,
-// EndTimeout or EndShutdown.
-func OnSessionEnd(f func(sessionID, reason string)) RouterOption {
-	return routerOption(func(r *Router) { r.cfg.onSessionEnd = f })
-}
-
 // PageSize sets how many items a page of tools/list, prompts/list,
 // resources/list and resources/templates/list holds. Default 50.
 func PageSize(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.pageSize = n }) }
@@ -101,8 +104,8 @@ func SessionTimeout(d time.Duration) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.sessionTimeout = d })
 }
 
-// MaxSessions caps concurrent sessions; initialize beyond it answers 503.
-// Default 50,000.
+// MaxSessions caps the sessions this node holds; initialize beyond it
+// answers 503. Default 50,000.
 func MaxSessions(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.maxSessions = n }) }
 
 // BufferBytes caps the messages a stream keeps for resumption. Default 4 MiB.
@@ -193,6 +196,19 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.sealer = s
 	r.listen.m = map[*listener]struct{}{}
 	r.tasks.m = map[string]*task{}
+	if r.bp == nil {
+		r.bp = backplane.NewMemory()
+	}
+	_, r.local = r.bp.(*backplane.Memory)
+	r.node = randomID()[:6]
+	stop, err := r.bp.Subscribe(r.onMessage)
+	if err != nil {
+		// Notifications and answers will not cross nodes until this
+		// node restarts; requests still work.
+		r.log.Error().Err(err).Msg("mcp backplane: subscribe failed")
+		stop = func() {}
+	}
+	r.stopSub = stop
 	var h http.Handler = http.HandlerFunc(r.serveHTTP)
 	if r.cfg.guard != nil {
 		h = middleware.HostGuardWithConfig(*r.cfg.guard)(h)
@@ -243,8 +259,13 @@ func (r *Router) Shutdown(ctx context.Context) error {
 		err = ctx.Err()
 	}
 	for _, s := range r.sessions.all() {
-		s.terminate(EndShutdown)
+		if r.local {
+			_ = r.endSession(s, EndShutdown) // the sessions die with this process
+		} else {
+			s.stopLocal() // other nodes go on serving them
+		}
 	}
+	r.stopSub()
 	for _, l := range r.listen.all() {
 		l.ob.stop()
 	}
@@ -254,5 +275,19 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	return err
 }
 
-// Sessions returns the number of live sessions.
+// Sessions returns the number of sessions this node holds.
 func (r *Router) Sessions() int { return r.sessions.len() }
+
+// StreamsAttached returns how many GET streams are attached to this node.
+func (r *Router) StreamsAttached() int {
+	n := 0
+	for _, s := range r.sessions.all() {
+		s.mu.Lock()
+		l := s.listen
+		s.mu.Unlock()
+		if l != nil && l.attached() {
+			n++
+		}
+	}
+	return n
+}

@@ -11,13 +11,17 @@ import (
 	"sync"
 	"time"
 
+	"encoding/json"
+
 	"github.com/labstack/echo/v4"
 	"github.com/specter-mcp/specter/auth"
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
 	"github.com/specter-mcp/specter/principal"
+	"github.com/specter-mcp/specter/sse"
 )
 
 // HTTP headers of the Streamable HTTP transport.
@@ -83,8 +87,9 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 
 	var sess *session
 	if sid := req.Header.Get(HeaderSessionID); sid != "" {
-		if sess = r.sessions.get(sid); sess == nil {
-			writeError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
+		var err error
+		if sess, err = r.lookup(req.Context(), sid); err != nil {
+			writeLookupError(w, firstID(msgs), err)
 			return
 		}
 	}
@@ -123,7 +128,13 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 			middleware.Note(req.Context(), middleware.Message{Method: m.Method, Session: sess.id, Principal: c.scope.principal})
 		default:
 			if !sess.deliver(m) {
-				r.log.Debug().Str("session", sess.id).Str("id", m.ID.String()).Msg("ignored a response to no pending server request")
+				if r.local {
+					r.log.Debug().Str("session", sess.id).Str("id", m.ID.String()).Msg("ignored a response to no pending server request")
+				} else {
+					// The request may wait on another node.
+					raw, _ := jsonMarshal(m)
+					r.publish(&backplane.Message{Kind: backplane.KindAnswer, Session: sess.id, Data: raw})
+				}
 			}
 			middleware.Note(req.Context(), middleware.Message{Method: "response", ID: string(m.ID), Session: sess.id, Principal: c.scope.principal})
 		}
@@ -223,19 +234,30 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
 		return
 	}
-	s := &session{
-		r: r, id: newSessionID(), version: handlers.Negotiate(p.ProtocolVersion), client: p.ClientInfo, caps: p.Capabilities,
-		principal: c.scope.principal, scope: c.scope,
-		inflight: map[string]*inflight{}, waiting: map[string]chan *jsonrpc.Message{},
-		streams: map[string]*outbox{}, subs: map[string]struct{}{},
-	}
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.logLevel.Store(int32(r.cfg.logLevel.Severity()))
-	s.touch()
-	if !r.sessions.put(s, r.cfg.maxSessions) {
-		s.cancel()
+	if r.cfg.maxSessions > 0 && r.sessions.len() >= r.cfg.maxSessions {
 		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later"))
 		return
+	}
+	client, _ := jsonMarshal(p.ClientInfo)
+	caps, _ := jsonMarshal(p.Capabilities)
+	rec := &backplane.Session{ID: randomID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.scope.principal,
+		Client: client, Capabilities: caps, LogLevel: r.cfg.logLevel.Severity(), Created: time.Now()}
+	ctx, cancel := r.bpContext()
+	defer cancel()
+	if err := r.bp.CreateSession(ctx, rec, r.cfg.sessionTimeout); err != nil {
+		r.report(req.Context(), fmt.Errorf("create session: %w", err), nil)
+		writeError(w, http.StatusServiceUnavailable, m.ID, errUnavailable())
+		return
+	}
+	s := r.sessions.put(r.newLocal(rec))
+	s.scope = c.scope
+	if r.onStart != nil {
+		if err := r.onStart(c, &Session{s: s}); err != nil {
+			r.report(req.Context(), fmt.Errorf("session start: %w", err), nil)
+			_ = r.endSession(s, EndError)
+			writeError(w, http.StatusInternalServerError, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+			return
+		}
 	}
 	s.watchIdle()
 	res := &mcp.InitializeResult{ProtocolVersion: s.version, Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.scope)}
@@ -271,8 +293,9 @@ func (r *Router) notification(s *session, m *jsonrpc.Message) {
 	var p struct {
 		RequestID jsonrpc.ID `json:"requestId"`
 	}
-	if jsonUnmarshal(m.Params, &p) == nil && !p.RequestID.IsZero() {
-		s.cancelRequest(p.RequestID)
+	if jsonUnmarshal(m.Params, &p) == nil && !p.RequestID.IsZero() && !s.cancelRequest(p.RequestID) && !r.local {
+		// The request may run on another node.
+		r.publish(&backplane.Message{Kind: backplane.KindCancel, Session: s.id, ID: json.RawMessage(p.RequestID)})
 	}
 }
 
@@ -292,6 +315,13 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 		if valid {
 			ob = sess.stream(id)
 		}
+		if ob == nil && valid && r.streamExists(req.Context(), sess, id) {
+			// Another node produces this stream: follow it from here.
+			sess.busy.Add(1)
+			defer func() { sess.busy.Add(-1); sess.touch() }()
+			r.tail(w, req, sess, id, seq)
+			return
+		}
 		if ob == nil {
 			writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Last-Event-ID %q names no stream of this session", last))
 			return
@@ -309,7 +339,17 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 	sess.scope = c.scope
 	sess.mu.Unlock()
 	sess.busy.Add(1)
-	defer func() { sess.busy.Add(-1); sess.touch() }()
+	release := func() { sess.busy.Add(-1); sess.touch() }
+	if ob.standalone {
+		// A GET stream may stay open for hours: it lives on its own
+		// connection, without a goroutine or net/http's buffers, when
+		// the connection can be taken over (HTTP/1.x).
+		if sw, err := sse.Hijack(w); err == nil {
+			ob.attachHijacked(sw, after, release)
+			return
+		}
+	}
+	defer release()
 	gen := ob.attachStream(w, after)
 	select {
 	case <-ob.done:
@@ -326,7 +366,10 @@ func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	sess.terminate(EndClient)
+	if err := r.endSession(sess, EndClient); err != nil {
+		writeError(w, http.StatusServiceUnavailable, nil, errUnavailable())
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 
@@ -341,9 +384,9 @@ func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session,
 		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q", v))
 		return nil, nil, false
 	}
-	sess := r.sessions.get(sid)
-	if sess == nil {
-		writeError(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session"))
+	sess, err := r.lookup(req.Context(), sid)
+	if err != nil {
+		writeLookupError(w, nil, err)
 		return nil, nil, false
 	}
 	c, ok := r.runConnect(w, req, nil)
@@ -355,6 +398,14 @@ func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session,
 		return nil, nil, false
 	}
 	return sess, c, true
+}
+
+// streamExists reports whether the backplane buffers a stream of s.
+func (r *Router) streamExists(ctx context.Context, s *session, stream string) bool {
+	ctx, cancel := context.WithTimeout(ctx, bpTimeout)
+	defer cancel()
+	_, _, err := r.bp.Events(ctx, s.id, stream, ^uint64(0))
+	return err == nil
 }
 
 // ownedBy reports whether principal may use the session: a session

@@ -123,7 +123,7 @@ func TestInitializeTwiceInASessionFails(t *testing.T) {
 func TestIdleSessionsAreReclaimed(t *testing.T) {
 	ended := make(chan string, 1)
 	r := fixture.New(quiet, specter.SessionTimeout(50*time.Millisecond),
-		specter.OnSessionEnd(func(id, reason string) { ended <- reason }))
+		specter.OnTerminate(func(reason string, _ *specter.Session) { ended <- reason }))
 	e := newEnv(t, r)
 	c := e.session(nil, "2025-11-25")
 	select {

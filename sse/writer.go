@@ -2,6 +2,7 @@ package sse
 
 import (
 	"bytes"
+	"net"
 	"net/http"
 	"strconv"
 	"sync"
@@ -24,9 +25,15 @@ type Event struct {
 // Writer writes events to one HTTP response. It is not safe for concurrent
 // use; callers serialize writes.
 type Writer struct {
-	w   http.ResponseWriter
-	rc  *http.ResponseController
-	buf []byte
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	conn net.Conn      // set when the stream owns its connection (Hijack)
+	gone chan struct{} // closed when a hijacked connection's client hung up
+	buf  []byte
+
+	mu     sync.Mutex // guards the fields below, for the watching goroutine
+	ended  bool
+	onGone func()
 }
 
 var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
@@ -49,10 +56,19 @@ func NewWriter(w http.ResponseWriter, status int) *Writer {
 func (s *Writer) Send(e Event) error {
 	bp := bufPool.Get().(*[]byte)
 	b := AppendEvent((*bp)[:0], e)
-	_, err := s.w.Write(b)
+	err := s.write(b)
 	*bp = b[:0]
 	bufPool.Put(bp)
-	if err != nil {
+	return err
+}
+
+// write sends b and flushes it.
+func (s *Writer) write(b []byte) error {
+	if s.conn != nil {
+		_, err := s.conn.Write(b)
+		return err
+	}
+	if _, err := s.w.Write(b); err != nil {
 		return err
 	}
 	return s.rc.Flush()
@@ -64,15 +80,15 @@ func (s *Writer) Comment(text string) error {
 	s.buf = append(s.buf[:0], ": "...)
 	s.buf = append(s.buf, text...)
 	s.buf = append(s.buf, "\n\n"...)
-	if _, err := s.w.Write(s.buf); err != nil {
-		return err
-	}
-	return s.rc.Flush()
+	return s.write(s.buf)
 }
 
 // SetWriteDeadline bounds how long the next writes may block on a client
 // that does not read.
 func (s *Writer) SetWriteDeadline(t time.Time) error {
+	if s.conn != nil {
+		return s.conn.SetWriteDeadline(t)
+	}
 	return s.rc.SetWriteDeadline(t)
 }
 

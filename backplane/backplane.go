@@ -1,0 +1,121 @@
+// Package backplane holds what the nodes of one Specter deployment share:
+// sessions and their data, the event buffers that let a client resume a
+// stream on any node, claims on in-flight request ids, and messages
+// between nodes (notifications, answers to server requests, cancellations,
+// stream wake-ups).
+//
+// Memory is the zero-configuration implementation for one process;
+// package backplane/redisbp implements it on Redis for many nodes. The
+// router keeps live things (connections, waiting handlers) on the node
+// that has them and asks the backplane for everything else, so the same
+// code runs on one node or many.
+package backplane
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// ErrNotFound is returned for a session that does not exist (never did,
+// was deleted, or expired).
+var ErrNotFound = errors.New("backplane: not found")
+
+// Backplane is the state and messaging shared by the nodes of a server.
+// Implementations are safe for concurrent use. Errors other than
+// ErrNotFound mean the backplane is unreachable or failed.
+type Backplane interface {
+	// CreateSession stores a new session that expires after ttl without
+	// Touch (0: never).
+	CreateSession(ctx context.Context, s *Session, ttl time.Duration) error
+	// LoadSession returns a session, or ErrNotFound.
+	LoadSession(ctx context.Context, id string) (*Session, error)
+	// TouchSession extends a session's life by ttl from now.
+	TouchSession(ctx context.Context, id string, ttl time.Duration) error
+	// SetField sets one field of a session: FieldLogLevel,
+	// FieldSubscriptions, or a data key (DataField(key)).
+	SetField(ctx context.Context, id, field string, value json.RawMessage) error
+	// DeleteSession removes a session with its event buffers. It reports
+	// whether the session existed, so exactly one caller ends it.
+	DeleteSession(ctx context.Context, id string) (bool, error)
+
+	// Append adds an event to a session's stream buffer, dropping the
+	// oldest events once the buffer holds more than limit bytes.
+	Append(ctx context.Context, session, stream string, ev Event, limit int) error
+	// Events returns the buffered events of a stream with Seq > after, in
+	// order. lost reports that events after `after` were dropped to stay
+	// within the limit, so the client cannot get them all. A stream that
+	// was never appended to (or was dropped) is ErrNotFound, so an empty
+	// result means the stream exists with nothing new yet.
+	Events(ctx context.Context, session, stream string, after uint64) (evs []Event, lost bool, err error)
+	// DropStream deletes a stream's buffer once it was delivered whole.
+	DropStream(ctx context.Context, session, stream string) error
+
+	// Claim takes key for ttl if nobody holds it: an in-flight request id,
+	// unique across nodes. Release gives it back.
+	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
+	Release(ctx context.Context, key string) error
+
+	// Publish sends a message to every node, this one included.
+	Publish(ctx context.Context, m *Message) error
+	// Subscribe calls handle for every published message until stop is
+	// called. A node subscribes once.
+	Subscribe(handle func(*Message)) (stop func(), err error)
+
+	// Close releases the backplane's resources.
+	Close() error
+}
+
+// Session is a session-era MCP session as the nodes share it.
+type Session struct {
+	ID            string                     `json:"id"`
+	Version       string                     `json:"version"`
+	Principal     string                     `json:"principal,omitempty"`
+	Client        json.RawMessage            `json:"client,omitempty"`
+	Capabilities  json.RawMessage            `json:"capabilities,omitempty"`
+	LogLevel      int                        `json:"logLevel"`
+	Subscriptions []string                   `json:"subscriptions,omitempty"`
+	Data          map[string]json.RawMessage `json:"data,omitempty"`
+	Created       time.Time                  `json:"created"`
+}
+
+// Fields of a session settable with SetField.
+const (
+	FieldLogLevel      = "logLevel"      // a JSON number
+	FieldSubscriptions = "subscriptions" // a JSON array of URIs
+	dataPrefix         = "data:"
+)
+
+// DataField is the field name of application data key.
+func DataField(key string) string { return dataPrefix + key }
+
+// Event is one message of a stream.
+type Event struct {
+	Seq  uint64 `json:"s"`
+	Data []byte `json:"d"`
+	// Last marks the event that completes the stream (its final response).
+	Last bool `json:"l,omitempty"`
+}
+
+// Message kinds.
+const (
+	KindNotify = "notify" // a change notification for listening clients
+	KindAnswer = "answer" // a client's answer to a server request
+	KindCancel = "cancel" // notifications/cancelled for an in-flight request
+	KindWake   = "wake"   // a stream has new events
+	KindEnd    = "end"    // a session ended
+)
+
+// Message travels between nodes.
+type Message struct {
+	Kind      string          `json:"k"`
+	Session   string          `json:"s,omitempty"`
+	Stream    string          `json:"t,omitempty"`
+	ID        json.RawMessage `json:"i,omitempty"`
+	Method    string          `json:"m,omitempty"`
+	URI       string          `json:"u,omitempty"`
+	Principal string          `json:"p,omitempty"`
+	Targeted  bool            `json:"x,omitempty"`
+	Data      json.RawMessage `json:"d,omitempty"`
+}

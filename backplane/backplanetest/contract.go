@@ -1,0 +1,178 @@
+// Package backplanetest checks that a backplane.Backplane implementation
+// keeps the contract the Specter router relies on. Run it from the
+// implementation's tests: backplanetest.Run(t, newBackplane).
+package backplanetest
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/specter-mcp/specter/backplane"
+)
+
+// Run checks the contract. newBP returns a fresh, empty backplane; it is
+// called once per subtest, and two backplanes it returns must share
+// state as two nodes of one deployment do (for Memory: return the same
+// one).
+func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplane)) {
+	ctx := context.Background()
+	t.Run("sessions", func(t *testing.T) {
+		a, b := newBP(t)
+		if _, err := b.LoadSession(ctx, "nope"); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("load unknown: %v", err)
+		}
+		s := &backplane.Session{ID: "s1", Version: "2025-11-25", Principal: "u1", Client: json.RawMessage(`{"name":"c","version":"1"}`),
+			Capabilities: json.RawMessage(`{}`), LogLevel: 1, Created: time.Now().Truncate(time.Millisecond)}
+		if err := a.CreateSession(ctx, s, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		got, err := b.LoadSession(ctx, "s1")
+		if err != nil || got.Principal != "u1" || got.Version != "2025-11-25" || string(got.Client) != `{"name":"c","version":"1"}` || got.LogLevel != 1 {
+			t.Fatalf("load from the other node: %+v %v", got, err)
+		}
+		must(t, b.SetField(ctx, "s1", backplane.FieldLogLevel, json.RawMessage(`4`)))
+		must(t, b.SetField(ctx, "s1", backplane.FieldSubscriptions, json.RawMessage(`["a://x"]`)))
+		must(t, b.SetField(ctx, "s1", backplane.DataField("cart"), json.RawMessage(`{"items":2}`)))
+		got, _ = a.LoadSession(ctx, "s1")
+		if got.LogLevel != 4 || len(got.Subscriptions) != 1 || string(got.Data["cart"]) != `{"items":2}` {
+			t.Fatalf("fields: %+v", got)
+		}
+		if err := a.SetField(ctx, "nope", backplane.FieldLogLevel, json.RawMessage(`1`)); !errors.Is(err, backplane.ErrNotFound) {
+			t.Errorf("set on unknown: %v", err)
+		}
+		if err := a.TouchSession(ctx, "nope", time.Minute); !errors.Is(err, backplane.ErrNotFound) {
+			t.Errorf("touch unknown: %v", err)
+		}
+		ok1, err1 := a.DeleteSession(ctx, "s1")
+		ok2, err2 := b.DeleteSession(ctx, "s1")
+		if !ok1 || ok2 || err1 != nil || err2 != nil {
+			t.Fatalf("delete twice: %v %v %v %v", ok1, err1, ok2, err2)
+		}
+		if _, err := a.LoadSession(ctx, "s1"); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatal("deleted session still loads")
+		}
+	})
+	t.Run("expiry", func(t *testing.T) {
+		a, b := newBP(t)
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "e1"}, 1500*time.Millisecond))
+		time.Sleep(700 * time.Millisecond)
+		must(t, b.TouchSession(ctx, "e1", 1500*time.Millisecond))
+		time.Sleep(1000 * time.Millisecond)
+		if _, err := a.LoadSession(ctx, "e1"); err != nil {
+			t.Fatalf("touched session expired early: %v", err)
+		}
+		time.Sleep(2 * time.Second)
+		if _, err := a.LoadSession(ctx, "e1"); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("idle session did not expire: %v", err)
+		}
+	})
+	t.Run("events", func(t *testing.T) {
+		a, b := newBP(t)
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "s"}, time.Minute))
+		for i := uint64(1); i <= 10; i++ {
+			must(t, a.Append(ctx, "s", "st", backplane.Event{Seq: i, Data: []byte(fmt.Sprintf("event-%02d", i)), Last: i == 10}, 1<<20))
+		}
+		evs, lost, err := b.Events(ctx, "s", "st", 4)
+		if err != nil || lost || len(evs) != 6 || evs[0].Seq != 5 || string(evs[5].Data) != "event-10" || !evs[5].Last {
+			t.Fatalf("events after 4: %+v lost=%v %v", evs, lost, err)
+		}
+		if _, _, err := b.Events(ctx, "s", "other", 0); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("events of a stream never appended to: %v, want ErrNotFound", err)
+		}
+		// A stream whose only event is a marker at Seq 0 exists, empty.
+		must(t, a.Append(ctx, "s", "marked", backplane.Event{Seq: 0}, 100))
+		if evs, _, err := b.Events(ctx, "s", "marked", 0); err != nil || len(evs) != 0 {
+			t.Fatalf("marked stream: %v %v", evs, err)
+		}
+		must(t, a.Append(ctx, "s", "gone", backplane.Event{Seq: 1, Data: []byte("x")}, 100))
+		must(t, b.DropStream(ctx, "s", "gone"))
+		if _, _, err := a.Events(ctx, "s", "gone", 0); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("a dropped stream: %v, want ErrNotFound", err)
+		}
+		must(t, b.DropStream(ctx, "nope", "gone")) // dropping what is not there is fine
+		// 8 bytes per event, limit 40: only the newest 5 stay.
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "small"}, time.Minute))
+		for i := uint64(1); i <= 10; i++ {
+			must(t, a.Append(ctx, "small", "st", backplane.Event{Seq: i, Data: []byte(fmt.Sprintf("event-%02d", i))}, 40))
+		}
+		evs, lost, _ = b.Events(ctx, "small", "st", 3)
+		if !lost || len(evs) != 5 || evs[0].Seq != 6 {
+			t.Fatalf("over the limit: %+v lost=%v", evs, lost)
+		}
+		if _, lost, _ = b.Events(ctx, "small", "st", 5); lost {
+			t.Fatal("lost reported for a cursor at the oldest kept event")
+		}
+		if err := a.Append(ctx, "nope", "st", backplane.Event{Seq: 1}, 10); !errors.Is(err, backplane.ErrNotFound) {
+			t.Errorf("append to unknown session: %v", err)
+		}
+		if _, err := a.DeleteSession(ctx, "s"); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := b.Events(ctx, "s", "st", 0); !errors.Is(err, backplane.ErrNotFound) {
+			t.Errorf("events of a deleted session: %v", err)
+		}
+	})
+	t.Run("claims", func(t *testing.T) {
+		a, b := newBP(t)
+		ok1, _ := a.Claim(ctx, "k", time.Minute)
+		ok2, _ := b.Claim(ctx, "k", time.Minute)
+		if !ok1 || ok2 {
+			t.Fatalf("claims: %v %v", ok1, ok2)
+		}
+		must(t, a.Release(ctx, "k"))
+		if ok, _ := b.Claim(ctx, "k", time.Minute); !ok {
+			t.Fatal("released key not claimable")
+		}
+	})
+	t.Run("messages", func(t *testing.T) {
+		a, b := newBP(t)
+		var mu sync.Mutex
+		got := map[string][]string{}
+		sub := func(node string) func() {
+			stop, err := map[string]backplane.Backplane{"a": a, "b": b}[node].Subscribe(func(m *backplane.Message) {
+				mu.Lock()
+				got[node] = append(got[node], m.Kind+":"+m.Session)
+				mu.Unlock()
+			})
+			must(t, err)
+			return stop
+		}
+		stopA, stopB := sub("a"), sub("b")
+		defer stopA()
+		must(t, a.Publish(ctx, &backplane.Message{Kind: backplane.KindNotify, Session: "x"}))
+		must(t, b.Publish(ctx, &backplane.Message{Kind: backplane.KindWake, Session: "y", Data: json.RawMessage(`{"n":1}`)}))
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			mu.Lock()
+			na, nb := len(got["a"]), len(got["b"])
+			mu.Unlock()
+			if na == 2 && nb == 2 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("messages: %v", got)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		stopB()
+		must(t, a.Publish(ctx, &backplane.Message{Kind: backplane.KindEnd, Session: "z"}))
+		time.Sleep(200 * time.Millisecond)
+		mu.Lock()
+		defer mu.Unlock()
+		if len(got["b"]) != 2 {
+			t.Errorf("a stopped subscriber still got messages: %v", got["b"])
+		}
+	})
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,276 @@
+package backplane
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Memory is the in-process backplane: everything lives in this process's
+// memory, and messages go to this process only.
+type Memory struct {
+	mu       sync.Mutex
+	sessions map[string]*memSession
+	claims   map[string]time.Time
+	subs     map[int]func(*Message)
+	nextSub  int
+	sweepAt  int // claims count at which expired claims are swept
+	now      func() time.Time
+}
+
+type memSession struct {
+	s       Session
+	expires time.Time // zero: never
+	streams map[string]*memStream
+}
+
+type memStream struct {
+	events []Event
+	size   int
+	lost   uint64 // highest Seq dropped
+}
+
+// NewMemory returns an empty in-memory backplane.
+func NewMemory() *Memory {
+	return &Memory{sessions: map[string]*memSession{}, claims: map[string]time.Time{}, subs: map[int]func(*Message){}, now: time.Now}
+}
+
+func (m *Memory) live(id string) *memSession {
+	ms := m.sessions[id]
+	if ms == nil {
+		return nil
+	}
+	if !ms.expires.IsZero() && m.now().After(ms.expires) {
+		m.forget(id)
+		return nil
+	}
+	return ms
+}
+
+// forget deletes a session. Maps keep their peak size, so an emptied one
+// is replaced to give the memory back.
+func (m *Memory) forget(id string) {
+	delete(m.sessions, id)
+	if len(m.sessions) == 0 {
+		m.sessions = map[string]*memSession{}
+	}
+}
+
+func expiry(now time.Time, ttl time.Duration) time.Time {
+	if ttl <= 0 {
+		return time.Time{}
+	}
+	return now.Add(ttl)
+}
+
+// CreateSession implements Backplane.
+func (m *Memory) CreateSession(_ context.Context, s *Session, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := *s
+	c.Data = copyData(s.Data)
+	m.sessions[s.ID] = &memSession{s: c, expires: expiry(m.now(), ttl)}
+	return nil
+}
+
+func copyData(d map[string]json.RawMessage) map[string]json.RawMessage {
+	if d == nil {
+		return nil
+	}
+	c := make(map[string]json.RawMessage, len(d))
+	for k, v := range d {
+		c[k] = v
+	}
+	return c
+}
+
+// LoadSession implements Backplane.
+func (m *Memory) LoadSession(_ context.Context, id string) (*Session, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.live(id)
+	if ms == nil {
+		return nil, ErrNotFound
+	}
+	c := ms.s
+	c.Data = copyData(ms.s.Data)
+	c.Subscriptions = append([]string(nil), ms.s.Subscriptions...)
+	return &c, nil
+}
+
+// TouchSession implements Backplane.
+func (m *Memory) TouchSession(_ context.Context, id string, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.live(id)
+	if ms == nil {
+		return ErrNotFound
+	}
+	ms.expires = expiry(m.now(), ttl)
+	return nil
+}
+
+// SetField implements Backplane.
+func (m *Memory) SetField(_ context.Context, id, field string, value json.RawMessage) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.live(id)
+	if ms == nil {
+		return ErrNotFound
+	}
+	return applyField(&ms.s, field, value)
+}
+
+// applyField sets a field of s from its JSON value.
+func applyField(s *Session, field string, value json.RawMessage) error {
+	switch {
+	case field == FieldLogLevel:
+		return json.Unmarshal(value, &s.LogLevel)
+	case field == FieldSubscriptions:
+		return json.Unmarshal(value, &s.Subscriptions)
+	case strings.HasPrefix(field, dataPrefix):
+		if s.Data == nil {
+			s.Data = map[string]json.RawMessage{}
+		}
+		s.Data[field[len(dataPrefix):]] = append(json.RawMessage(nil), value...)
+		return nil
+	}
+	return fmt.Errorf("backplane: unknown session field %q", field)
+}
+
+// DeleteSession implements Backplane.
+func (m *Memory) DeleteSession(_ context.Context, id string) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.sessions[id]
+	m.forget(id)
+	return ok, nil
+}
+
+// Append implements Backplane.
+func (m *Memory) Append(_ context.Context, session, stream string, ev Event, limit int) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.live(session)
+	if ms == nil {
+		return ErrNotFound
+	}
+	if ms.streams == nil {
+		ms.streams = map[string]*memStream{}
+	}
+	st := ms.streams[stream]
+	if st == nil {
+		st = &memStream{}
+		ms.streams[stream] = st
+	}
+	ev.Data = append([]byte(nil), ev.Data...)
+	st.events = append(st.events, ev)
+	st.size += len(ev.Data)
+	for limit > 0 && st.size > limit && len(st.events) > 1 {
+		st.size -= len(st.events[0].Data)
+		st.lost = st.events[0].Seq
+		st.events[0] = Event{}
+		st.events = st.events[1:]
+	}
+	return nil
+}
+
+// Events implements Backplane.
+func (m *Memory) Events(_ context.Context, session, stream string, after uint64) ([]Event, bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.live(session)
+	if ms == nil {
+		return nil, false, ErrNotFound
+	}
+	st := ms.streams[stream]
+	if st == nil {
+		return nil, false, ErrNotFound
+	}
+	var out []Event
+	for _, ev := range st.events {
+		if ev.Seq > after {
+			out = append(out, ev)
+		}
+	}
+	return out, st.lost > after, nil
+}
+
+// DropStream implements Backplane.
+func (m *Memory) DropStream(_ context.Context, session, stream string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ms := m.live(session); ms != nil {
+		delete(ms.streams, stream)
+	}
+	return nil
+}
+
+// Claim implements Backplane.
+func (m *Memory) Claim(_ context.Context, key string, ttl time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if exp, ok := m.claims[key]; ok && now.Before(exp) {
+		return false, nil
+	}
+	if len(m.claims) >= m.sweepAt {
+		// Claims that expired without a Release go now and then, at a
+		// cost spread over the claims that grew the map.
+		for k, exp := range m.claims {
+			if !now.Before(exp) {
+				delete(m.claims, k)
+			}
+		}
+		m.sweepAt = max(1024, 2*len(m.claims))
+	}
+	m.claims[key] = now.Add(ttl)
+	return true, nil
+}
+
+// Release implements Backplane.
+func (m *Memory) Release(_ context.Context, key string) error {
+	m.mu.Lock()
+	delete(m.claims, key)
+	if len(m.claims) == 0 {
+		m.claims = map[string]time.Time{}
+	}
+	m.mu.Unlock()
+	return nil
+}
+
+// Publish implements Backplane: subscribers of this process get m at once.
+func (m *Memory) Publish(_ context.Context, msg *Message) error {
+	m.mu.Lock()
+	handlers := make([]func(*Message), 0, len(m.subs))
+	for _, h := range m.subs {
+		handlers = append(handlers, h)
+	}
+	m.mu.Unlock()
+	for _, h := range handlers {
+		h(msg)
+	}
+	return nil
+}
+
+// Subscribe implements Backplane.
+func (m *Memory) Subscribe(handle func(*Message)) (func(), error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id := m.nextSub
+	m.nextSub++
+	m.subs[id] = handle
+	return func() {
+		m.mu.Lock()
+		delete(m.subs, id)
+		m.mu.Unlock()
+	}, nil
+}
+
+// Close implements Backplane.
+func (m *Memory) Close() error { return nil }
+
+var _ Backplane = (*Memory)(nil)
