@@ -46,6 +46,9 @@ func OnTerminate(f func(reason string, s *Session)) RouterOption {
 const bpTimeout = 3 * time.Second
 
 func (r *Router) bpContext() (context.Context, context.CancelFunc) {
+	if r.local {
+		return context.Background(), func() {} // in-process calls cannot hang
+	}
 	return context.WithTimeout(context.Background(), bpTimeout)
 }
 
@@ -57,8 +60,11 @@ func errUnavailable() *jsonrpc.Error {
 // lookup finds a session for a request: this node's copy, refreshed from
 // the backplane (another node may have changed or ended it).
 func (r *Router) lookup(ctx context.Context, id string) (*session, error) {
-	ctx, cancel := context.WithTimeout(ctx, bpTimeout)
-	defer cancel()
+	if !r.local {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, bpTimeout)
+		defer cancel()
+	}
 	if s := r.sessions.get(id); s != nil && r.local {
 		// A single-process backplane changes only through this node.
 		if err := r.bp.TouchSession(ctx, id, r.cfg.sessionTimeout); err != nil {
@@ -217,6 +223,20 @@ func (w *wakeups) signal(key string) {
 	}
 }
 
+// streamGrace is how long a delivered stream's buffer is kept for a client
+// that may not have read its end: several reconnection delays.
+const streamGrace = 30 * time.Second
+
+// dropBufferLater deletes a stream's buffer after the grace period.
+func (r *Router) dropBufferLater(session, stream string) {
+	grace := max(streamGrace, 10*r.cfg.retry)
+	time.AfterFunc(grace, func() {
+		ctx, cancel := r.bpContext()
+		defer cancel()
+		_ = r.bp.DropStream(ctx, session, stream)
+	})
+}
+
 // tailPoll is how often a remote tail looks for new events even without a
 // wake-up, in case a message between nodes was lost.
 const tailPoll = time.Second
@@ -254,9 +274,7 @@ func (r *Router) tail(w http.ResponseWriter, req *http.Request, s *session, stre
 			}
 			after = ev.Seq
 			if ev.Last {
-				ctx, cancel := r.bpContext()
-				_ = r.bp.DropStream(ctx, s.id, stream)
-				cancel()
+				r.dropBufferLater(s.id, stream)
 				return
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"runtime/debug"
 	"time"
 
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -259,8 +260,12 @@ func (x *exchange) failure(d *declaration, err error) handlers.Reply {
 func (x *exchange) PageSize() int { return x.r.cfg.pageSize }
 
 func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
-	if x.sess != nil {
-		x.sess.logLevel.Store(int32(l.Severity()))
+	if x.sess == nil {
+		return
+	}
+	x.sess.logLevel.Store(int32(l.Severity()))
+	if err := x.sess.setField(backplane.FieldLogLevel, l.Severity()); err != nil {
+		x.r.report(x.c.ctx, fmt.Errorf("logging/setLevel: %w", err), x.c.req)
 	}
 }
 

@@ -66,22 +66,32 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 			return
 		}
 	}
+	if r.closing.Load() {
+		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		return
+	}
 	l := &listener{id: m.ID, filter: p.Notifications, scope: c.scope, ob: newOutbox(r, nil, "", true)}
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,
 	})
-	r.listen.add(l)
+	// The acknowledgement is the first frame; notifications follow once
+	// the listener is registered.
 	if sw, err := sse.Hijack(w); err == nil {
 		// The stream lives on its own connection until the client
 		// leaves or the router shuts down; nothing waits here.
 		l.ob.attachHijacked(sw, 0, func() { r.listen.remove(l) })
 		l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
+		r.listen.add(l)
+		if r.closing.Load() {
+			l.ob.stop() // Shutdown may have missed it
+		}
 		return
 	}
-	defer r.listen.remove(l)
 	gen := l.ob.attachStream(w, 0)
 	l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
+	r.listen.add(l)
+	defer r.listen.remove(l)
 	select {
 	case <-req.Context().Done():
 	case <-l.ob.kick:

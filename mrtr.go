@@ -92,6 +92,8 @@ func (m *modernCall) input(key, method string, params any, result any, valid fun
 	if !m.inputAllowed {
 		return fmt.Errorf("specter: %s cannot ask the client for input; only tools/call, prompts/get and resources/read can", method)
 	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	if raw, ok := m.answers[key]; ok {
 		if json.Unmarshal(raw, result) == nil && valid() {
 			return nil
@@ -99,8 +101,6 @@ func (m *modernCall) input(key, method string, params any, result any, valid fun
 		// An answer of the wrong shape is no answer: ask again.
 		delete(m.answers, key)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	if m.pending == nil {
 		m.pending = map[string]mcp.InputRequest{}
 	}
@@ -164,9 +164,11 @@ func (x *exchange) decorate(result any) {
 	if base.ResultType == "" {
 		base.ResultType = mcp.ResultComplete
 	}
-	if base.Meta == nil {
-		base.Meta = mcp.Meta{}
+	meta := make(mcp.Meta, len(base.Meta)+1) // a copy: the handler's map may be shared
+	for k, v := range base.Meta {
+		meta[k] = v
 	}
+	base.Meta = meta
 	base.Meta[mcp.MetaServerInfo] = mcp.Implementation{Name: x.r.info.Name, Version: x.r.info.Version}
 	if base.ResultType != mcp.ResultComplete || !cacheable[x.c.req.Method] {
 		return

@@ -81,7 +81,7 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 		}
 		for _, l := range r.listen.all() {
 			if l.wants(m.Method) && o.reaches(l.scope.principal) {
-				l.ob.send(l.notification(m.Method, nil), false)
+				l.ob.notice(l.notification(m.Method, nil))
 			}
 		}
 		return
@@ -110,7 +110,7 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 	}
 	for _, l := range r.listen.all() {
 		if l.subscribed(uri) && o.reaches(l.scope.principal) && allowed(l.scope) {
-			l.ob.send(l.notification(handlers.NotificationResourceUpdated, map[string]any{"uri": uri}), false)
+			l.ob.notice(l.notification(handlers.NotificationResourceUpdated, map[string]any{"uri": uri}))
 		}
 	}
 }

@@ -52,7 +52,8 @@ type outbox struct {
 	mu        sync.Mutex
 	events    []event // messages of an undecided answer, not yet persisted
 	seq       uint64
-	persisted bool // the backplane holds a buffer for this stream
+	persisted bool          // the backplane holds a buffer for this stream
+	timeout   time.Duration // write timeout of the message being appended
 	mode      outMode
 	rw        http.ResponseWriter // attached connection, before it is an event stream
 	w         *sse.Writer         // attached connection, as an event stream
@@ -68,11 +69,18 @@ type outbox struct {
 }
 
 func newOutbox(r *Router, s *session, id string, standalone bool) *outbox {
-	return &outbox{
+	o := &outbox{
 		r: r, sess: s, id: id, standalone: standalone,
 		ids: s != nil, priming: s != nil && supportsPriming(s.version),
 		done: make(chan struct{}), kick: make(chan struct{}, 1),
 	}
+	if standalone {
+		// A GET or listen stream is an event stream whenever a client
+		// attaches; what arrives before that is buffered (or, with no
+		// resumption, has no one to go to).
+		o.mode = modeSSE
+	}
+	return o
 }
 
 // header sets a header for a plain JSON answer (a refusal decided before
@@ -98,18 +106,31 @@ func parseEventID(id string) (stream string, seq uint64, ok bool) {
 	return id[:i], seq, err == nil
 }
 
+// noticeWriteTimeout bounds the write of a notification fanned out to
+// many streams. A healthy connection takes a small event at once; one
+// whose client stopped reading is let go (the event stays buffered for
+// its resume), so it cannot hold up the notifier and everyone after it.
+const noticeWriteTimeout = 50 * time.Millisecond
+
+// notice appends a fanned-out notification (see noticeWriteTimeout).
+func (o *outbox) notice(data []byte) { o.deliver(data, false, noticeWriteTimeout) }
+
 // send appends a message and writes it to the attached connection.
-func (o *outbox) send(data []byte, response bool) {
-	if o.append(data, response) && o.sess != nil {
+func (o *outbox) send(data []byte, response bool) { o.deliver(data, response, o.r.cfg.writeTimeout) }
+
+func (o *outbox) deliver(data []byte, response bool, timeout time.Duration) {
+	if o.append(data, response, timeout) && o.sess != nil {
 		// Nobody can ask for this answer any more: its client left before
 		// the stream had event ids to resume from.
 		o.sess.dropStream(o)
 	}
 }
 
-func (o *outbox) append(data []byte, response bool) (drop bool) {
+func (o *outbox) append(data []byte, response bool, timeout time.Duration) (drop bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.timeout = timeout
+	defer func() { o.timeout = o.r.cfg.writeTimeout }()
 	if o.complete {
 		return false // the stream is over; a late message has nowhere to go
 	}
@@ -245,7 +266,11 @@ func (o *outbox) writeRaw(e sse.Event) {
 	if o.w == nil {
 		return
 	}
-	_ = o.w.SetWriteDeadline(time.Now().Add(o.r.cfg.writeTimeout))
+	timeout := o.timeout
+	if timeout <= 0 {
+		timeout = o.r.cfg.writeTimeout
+	}
+	_ = o.w.SetWriteDeadline(time.Now().Add(timeout))
 	if err := o.w.Send(e); err != nil {
 		// The client is gone or does not read; keep the events for a
 		// resume and let the connection go.

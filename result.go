@@ -79,10 +79,11 @@ func toolResult(v any, structured bool) (*mcp.CallToolResult, error) {
 	case nil:
 		res.Content = []mcp.Content{}
 	case *mcp.CallToolResult:
-		if x.Content == nil {
-			x.Content = []mcp.Content{}
+		c := *x // the handler may share it between requests; it is decorated per era
+		if c.Content == nil {
+			c.Content = []mcp.Content{}
 		}
-		return x, nil
+		return &c, nil
 	case mcp.CallToolResult:
 		return toolResult(&x, structured)
 	case string:
@@ -124,7 +125,8 @@ func promptResult(v any, description string) (*mcp.GetPromptResult, error) {
 	res := &mcp.GetPromptResult{Description: description}
 	switch x := v.(type) {
 	case *mcp.GetPromptResult:
-		return x, nil
+		c := *x
+		return &c, nil
 	case mcp.GetPromptResult:
 		return &x, nil
 	case string:
@@ -167,7 +169,8 @@ func resourceResult(v any, uri, mimeType string) (*mcp.ReadResourceResult, error
 	}
 	switch x := v.(type) {
 	case *mcp.ReadResourceResult:
-		return x, nil
+		c := *x
+		return &c, nil
 	case mcp.ResourceContents:
 		return one(x), nil
 	case []mcp.ResourceContents:

@@ -127,6 +127,8 @@ func (s *session) newStream() *outbox {
 }
 
 // dropStream forgets a stream: it was delivered, or nobody can ask for it.
+// A delivered stream's buffer stays a while: written to the socket is not
+// read by the client, which may have hung up just then and resume.
 func (s *session) dropStream(o *outbox) {
 	if s == nil {
 		o.stop()
@@ -137,9 +139,7 @@ func (s *session) dropStream(o *outbox) {
 	s.mu.Unlock()
 	o.stop()
 	if o.persisted {
-		ctx, cancel := s.r.bpContext()
-		defer cancel()
-		_ = s.r.bp.DropStream(ctx, s.id, o.id)
+		s.r.dropBufferLater(s.id, o.id)
 	}
 }
 
@@ -169,17 +169,20 @@ func (s *session) notify(data []byte) {
 	l := s.listen
 	s.mu.Unlock()
 	if l != nil {
-		l.send(data, false)
+		l.notice(data)
 	}
 }
 
 // begin registers an in-flight request id. It fails for an id already in
 // flight in the session, on any node: answers would be ambiguous.
 func (s *session) begin(id jsonrpc.ID, cancel context.CancelFunc) bool {
-	ctx, done := s.r.bpContext()
-	defer done()
-	if ok, err := s.r.bp.Claim(ctx, s.claimKey(id), 24*time.Hour); err != nil || !ok {
-		return false
+	if !s.r.local {
+		// Other nodes may run requests of this session too.
+		ctx, done := s.r.bpContext()
+		defer done()
+		if ok, err := s.r.bp.Claim(ctx, s.claimKey(id), 24*time.Hour); err != nil || !ok {
+			return false
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -205,9 +208,11 @@ func (s *session) end(id jsonrpc.ID) (cancelled bool) {
 	if !ok {
 		return false
 	}
-	ctx, done := s.r.bpContext()
-	defer done()
-	_ = s.r.bp.Release(ctx, s.claimKey(id))
+	if !s.r.local {
+		ctx, done := s.r.bpContext()
+		defer done()
+		_ = s.r.bp.Release(ctx, s.claimKey(id))
+	}
 	f.cancel()
 	s.busy.Add(-1)
 	s.touch()

@@ -20,7 +20,7 @@ type requestState struct {
 	Principal string                     `json:"p,omitempty"`
 	Method    string                     `json:"m"`
 	Name      string                     `json:"n"`
-	Expires   int64                      `json:"e"` // unix seconds
+	Expires   int64                      `json:"e"` // unix milliseconds
 	Answers   map[string]json.RawMessage `json:"a,omitempty"`
 }
 
@@ -50,7 +50,7 @@ func newSealer(secret []byte, ttl time.Duration) (*sealer, error) {
 }
 
 func (s *sealer) seal(st *requestState) (string, error) {
-	st.Expires = time.Now().Add(s.ttl).Unix()
+	st.Expires = time.Now().Add(s.ttl).UnixMilli()
 	plain, err := json.Marshal(st)
 	if err != nil {
 		return "", fmt.Errorf("specter: seal request state: %w", err)
@@ -84,7 +84,7 @@ func (s *sealer) open(token, principal, method, name string) (*requestState, err
 	if err := json.Unmarshal(plain, &st); err != nil {
 		return nil, errStateInvalid
 	}
-	if time.Now().Unix() > st.Expires {
+	if time.Now().UnixMilli() > st.Expires {
 		return nil, errStateExpired
 	}
 	if st.Principal != principal || st.Method != method || st.Name != name {

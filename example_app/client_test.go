@@ -39,7 +39,7 @@ type client struct {
 	t       *testing.T
 	http    *http.Client
 	url     string
-	key     string
+	token   string // bearer token, if any
 	session string
 	lastID  int
 	// answer returns the result of a server-to-client request; nil makes
@@ -47,8 +47,15 @@ type client struct {
 	answer func(method string, params json.RawMessage) any
 }
 
-func newClient(t *testing.T, srv *httptest.Server, key string) *client {
-	return &client{t: t, http: srv.Client(), url: srv.URL + "/mcp", key: key}
+// newClient returns a client presenting a token the demo issuer minted
+// for u, with u's scopes.
+func newClient(t *testing.T, srv *httptest.Server, u user) *client {
+	return newTokenClient(t, srv, mint(t, srv, u, grantedScopes(u)))
+}
+
+// newTokenClient returns a client presenting token.
+func newTokenClient(t *testing.T, srv *httptest.Server, token string) *client {
+	return &client{t: t, http: srv.Client(), url: srv.URL + mcpPath, token: token}
 }
 
 // initialize opens a session declaring the client capabilities and
@@ -195,8 +202,8 @@ func (c *client) post(msg any) *http.Response {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if c.key != "" {
-		req.Header.Set("Authorization", "Bearer "+c.key)
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)

@@ -1,23 +1,27 @@
 // Command example_app is a small Echo application that serves an MCP
 // endpoint with Specter, in the manner of the example app of Elixir's
-// Phantom MCP. It shows a connect step that authenticates API keys and
-// filters tools by plan, a prompt, paginated and completable resources,
-// plain and typed tools, a long-running tool that streams progress, and
-// a tool that asks the user a question (elicitation).
+// Phantom MCP. It shows OAuth bearer tokens verified by auth.JWT, RFC 9728
+// protected resource metadata, a connect step that filters tools by the
+// plan named in the token, a tool that needs a scope (step-up), a rate
+// limit per caller, a prompt, paginated and completable resources, plain
+// and typed tools, a long-running tool that streams progress, and a tool
+// that asks the user a question (elicitation).
 //
 // Run it with
 //
 //	go run ./example_app [-addr host:port]
 //
-// It listens on $SPECTER_ADDR (default 127.0.0.1:8080), serves MCP at
-// /mcp and prints the endpoint URL, two demo API keys and a curl command
-// to try. The keys are random unless $SPECTER_DEMO_BASIC_KEY and
-// $SPECTER_DEMO_ULTRA_KEY set them.
+// It listens on $SPECTER_ADDR (default 127.0.0.1:8080), serves MCP at /mcp
+// and prints the endpoint URL, two demo tokens (a basic and an ultra
+// user, valid for 24 hours) and a curl command to try. A demo issuer
+// built into the app signs the tokens with HS256 and the secret
+// $SPECTER_JWT_SECRET (at least 32 bytes); when it is unset the app makes
+// up a random one and prints it, so that the next start can reuse it and
+// keep the tokens valid.
 package main
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -32,16 +36,33 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
+
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/auth"
 	"github.com/specter-mcp/specter/middleware"
+)
+
+// mcpPath is where the MCP endpoint is mounted.
+const mcpPath = "/mcp"
+
+// Defaults of the per-caller rate limit of MCP requests.
+const (
+	defaultRate  = 10 // requests per second, in the long run
+	defaultBurst = 30 // requests at once
 )
 
 // config is what the application is started with.
 type config struct {
-	Addr     string         // address to listen on
-	BasicKey string         // API key of the demo user on the basic plan
-	UltraKey string         // API key of the demo user on the ultra plan
-	Log      zerolog.Logger // receives the router's and the request log's lines
+	Addr string // address to listen on
+	// URL is the MCP endpoint's URL as clients reach it: the resource
+	// identifier that tokens must name as their audience.
+	URL string
+	// Secret is the HS256 secret of the demo issuer.
+	Secret []byte
+	// Rate and Burst limit each caller's MCP requests (0: the defaults).
+	Rate  float64
+	Burst int
+	Log   zerolog.Logger // receives the router's and the request log's lines
 }
 
 func main() {
@@ -53,23 +74,35 @@ func main() {
 
 func run() error {
 	cfg := config{
-		Addr:     envOr("SPECTER_ADDR", "127.0.0.1:8080"),
-		BasicKey: envOr("SPECTER_DEMO_BASIC_KEY", rand.Text()),
-		UltraKey: envOr("SPECTER_DEMO_ULTRA_KEY", rand.Text()),
-		Log:      newLogger(os.Stderr),
+		Addr: envOr("SPECTER_ADDR", "127.0.0.1:8080"),
+		Log:  newLogger(os.Stderr),
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on (default from $SPECTER_ADDR)")
 	flag.Parse()
+	secret, random, err := loadSecret(os.Getenv("SPECTER_JWT_SECRET"))
+	if err != nil {
+		return err
+	}
+	cfg.Secret = secret
 
-	e, r := newApp(cfg)
-	// Listening before printing the banner makes the printed URL right
-	// even for port 0, and fails early when the port is taken.
+	// Listening before building the app makes the URL, and so the tokens'
+	// audience, right even for port 0, and fails early when the port is
+	// taken.
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return err
 	}
+	cfg.URL = "http://" + displayAddr(ln.Addr()) + mcpPath
+	e, r, err := newApp(cfg)
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	e.Listener = ln
-	printBanner(os.Stdout, "http://"+displayAddr(ln.Addr())+"/mcp", cfg)
+	if err := printBanner(os.Stdout, cfg, random); err != nil {
+		ln.Close()
+		return err
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -100,9 +133,37 @@ func run() error {
 	return nil
 }
 
-// newApp builds the Echo application with the MCP router mounted at /mcp.
-// The caller serves the Echo instance and shuts the router down.
-func newApp(cfg config) (*echo.Echo, *specter.Router) {
+// newApp builds the Echo application with the MCP router mounted at /mcp
+// behind auth.JWT and a rate limit, and the protected resource metadata
+// at its well-known URLs. The caller serves the Echo instance and shuts
+// the router down.
+func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
+	metadataURL, err := auth.MetadataURL(cfg.URL)
+	if err != nil {
+		return nil, nil, err
+	}
+	is := newIssuer(cfg.Secret, cfg.URL)
+	metadata := auth.Metadata{
+		Resource:             cfg.URL,
+		AuthorizationServers: []string{is.url},
+		ScopesSupported:      []string{scopeJobs},
+		ResourceName:         "Specter example",
+	}
+	if err := metadata.Validate(); err != nil {
+		return nil, nil, err
+	}
+	verifier, err := auth.NewVerifier(is.verifier(metadataURL))
+	if err != nil {
+		return nil, nil, err
+	}
+	rate, burst := cfg.Rate, cfg.Burst
+	if rate == 0 {
+		rate = defaultRate
+	}
+	if burst == 0 {
+		burst = defaultBurst
+	}
+
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	// Event streams stay open for minutes, so the server sets no write
@@ -114,18 +175,26 @@ func newApp(cfg config) (*echo.Echo, *specter.Router) {
 		specter.Title("Specter example"),
 		specter.Instructions("Studies are readable as my_app://studies/{id} resources and with the get_study tool."),
 		specter.Logger(cfg.Log),
+		specter.ResourceMetadata(metadataURL),
 	)
 	studies := seedStudies(120)
-	r.Connect(newKeyring(cfg.BasicKey, cfg.UltraKey).connect)
+	r.Connect(connect)
 	declarePrompts(r)
 	declareStudies(r, studies)
 	declareTools(r, studies)
 
-	r.Mount(e.Group("/mcp",
+	// Clients find the authorization server here, without a token.
+	auth.MountMetadata(e, mcpPath, metadata)
+	// The request log comes first so that it records refused requests
+	// too; the rate limit comes after authentication, so that it counts
+	// per caller rather than per IP address.
+	r.Mount(e.Group(mcpPath,
 		echo.WrapMiddleware(middleware.RequestLog(cfg.Log)),
 		echo.WrapMiddleware(middleware.Recover(cfg.Log)),
+		verifier.EchoMiddleware(),
+		echo.WrapMiddleware(middleware.RateLimit(rate, burst)),
 	))
-	return e, r
+	return e, r, nil
 }
 
 // newLogger writes readable lines for a person at a terminal, colored
@@ -158,13 +227,47 @@ func displayAddr(a net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
-// printBanner tells the person who started the server how to reach it.
-func printBanner(w io.Writer, url string, cfg config) {
-	fmt.Fprintf(w, `Specter example MCP server
+// printBanner tells the person who started the server how to reach it:
+// the endpoint, the secret when it was made up, and a token for each demo
+// user.
+func printBanner(w io.Writer, cfg config, randomSecret bool) error {
+	is := newIssuer(cfg.Secret, cfg.URL)
+	basic, err := is.mint(basicUser, grantedScopes(basicUser), tokenTTL)
+	if err != nil {
+		return err
+	}
+	ultra, err := is.mint(ultraUser, grantedScopes(ultraUser), tokenTTL)
+	if err != nil {
+		return err
+	}
+	metadataURL, err := auth.MetadataURL(cfg.URL)
+	if err != nil {
+		return err
+	}
+	secret := "from $SPECTER_JWT_SECRET"
+	if randomSecret {
+		secret = "random; to keep the tokens valid across restarts, start again with\n                 SPECTER_JWT_SECRET=" + string(cfg.Secret)
+	}
+	scopes := func(u user) string {
+		if s := strings.Join(grantedScopes(u), " "); s != "" {
+			return s
+		}
+		return "(none)"
+	}
+	_, err = fmt.Fprintf(w, `Specter example MCP server
 
   MCP endpoint   %s
-  basic key      %s   tools: %s
-  ultra key      %s   tools: %s
+  metadata       %s
+  token issuer   %s (HS256, 24 h tokens)
+  JWT secret     %s
+
+Demo bearer tokens:
+
+  basic plan (%s)   scopes: %s   tools: %s
+  %s
+
+  ultra plan (%s)   scopes: %s   tools: %s (long_task needs %s)
+  %s
 
 Initialize a session:
 
@@ -174,8 +277,9 @@ Initialize a session:
     -H 'Accept: application/json, text/event-stream' \
     -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1.0"}}}'
 
-`, url,
-		cfg.BasicKey, strings.Join(planBasic.tools(), ", "),
-		cfg.UltraKey, strings.Join(planUltra.tools(), ", "),
-		url, cfg.BasicKey)
+`, cfg.URL, metadataURL, is.url, secret,
+		basicUser.Name, scopes(basicUser), strings.Join(planBasic.tools(), ", "), basic,
+		ultraUser.Name, scopes(ultraUser), strings.Join(planUltra.tools(), ", "), scopeJobs, ultra,
+		cfg.URL, basic)
+	return err
 }

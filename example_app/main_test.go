@@ -1,31 +1,52 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/hex"
 	"encoding/json"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
+
+	"github.com/specter-mcp/specter/auth"
 )
 
-// The demo keys of the tests.
-const (
-	basicKey = "test-basic-key"
-	ultraKey = "test-ultra-key"
-)
+// testSecret is the demo issuer's secret in the tests.
+var testSecret = []byte("a test secret of at least 32 bytes")
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // startApp serves a new application until the test ends, then shuts the
 // router down (ending sessions and their streams) and the server.
-func startApp(t *testing.T) *httptest.Server {
+func startApp(t *testing.T) *httptest.Server { return startAppWith(t, nil) }
+
+// startAppWith is startApp with the configuration changed by edit.
+func startAppWith(t *testing.T, edit func(*config)) *httptest.Server {
 	t.Helper()
-	e, r := newApp(config{BasicKey: basicKey, UltraKey: ultraKey, Log: zerolog.New(zerolog.NewTestWriter(t))})
-	srv := httptest.NewServer(e)
+	// The tokens' audience is the server's URL, so the listener comes
+	// first.
+	srv := httptest.NewUnstartedServer(nil)
+	cfg := config{
+		URL:    "http://" + srv.Listener.Addr().String() + mcpPath,
+		Secret: testSecret,
+		Log:    zerolog.New(zerolog.NewTestWriter(t)),
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	e, r, err := newApp(cfg)
+	if err != nil {
+		srv.Close()
+		t.Fatalf("newApp: %v", err)
+	}
+	srv.Config.Handler = e
+	srv.Start()
 	// Cleanups run last first: the router ends its sessions and streams,
 	// then the server closes, with the client's idle connections.
 	t.Cleanup(srv.Close)
@@ -39,17 +60,112 @@ func startApp(t *testing.T) *httptest.Server {
 	return srv
 }
 
+// mint returns a token the demo issuer of srv signs for u with scopes,
+// valid for an hour.
+func mint(t *testing.T, srv *httptest.Server, u user, scopes []string) string {
+	t.Helper()
+	tok, err := newIssuer(testSecret, srv.URL+mcpPath).mint(u, scopes, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
 func TestInitializeInstructionsNameThePlan(t *testing.T) {
 	srv := startApp(t)
-	for key, want := range map[string]string{basicKey: "basic plan", ultraKey: "ultra plan"} {
+	for _, tc := range []struct {
+		u    user
+		want string
+	}{{basicUser, "basic plan"}, {ultraUser, "ultra plan"}} {
 		var res struct {
 			Instructions string `json:"instructions"`
 		}
-		if err := json.Unmarshal(newClient(t, srv, key).initialize(nil), &res); err != nil {
+		if err := json.Unmarshal(newClient(t, srv, tc.u).initialize(nil), &res); err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(res.Instructions, want) {
-			t.Errorf("instructions %q do not mention %q", res.Instructions, want)
+		if !strings.Contains(res.Instructions, tc.want) || !strings.Contains(res.Instructions, tc.u.Name) {
+			t.Errorf("instructions %q do not mention %q and %q", res.Instructions, tc.want, tc.u.Name)
 		}
+	}
+}
+
+func TestBannerPrintsTheURLAndWorkingTokens(t *testing.T) {
+	srv := httptest.NewUnstartedServer(nil)
+	defer srv.Close()
+	cfg := config{URL: "http://" + srv.Listener.Addr().String() + mcpPath, Secret: testSecret}
+	var out bytes.Buffer
+	if err := printBanner(&out, cfg, true); err != nil {
+		t.Fatal(err)
+	}
+	banner := out.String()
+	for _, want := range []string{
+		"MCP endpoint   " + cfg.URL,
+		"metadata       " + strings.TrimSuffix(cfg.URL, mcpPath) + "/.well-known/oauth-protected-resource/mcp",
+		"SPECTER_JWT_SECRET=" + string(testSecret),
+		"long_task needs jobs:run",
+	} {
+		if !strings.Contains(banner, want) {
+			t.Errorf("the banner lacks %q:\n%s", want, banner)
+		}
+	}
+	tokens := regexp.MustCompile(`(?m)^  (eyJ[\w-]+\.[\w-]+\.[\w-]+)$`).FindAllStringSubmatch(banner, -1)
+	if len(tokens) != 2 {
+		t.Fatalf("the banner shows %d tokens, want 2:\n%s", len(tokens), banner)
+	}
+	ver, err := auth.NewVerifier(newIssuer(testSecret, cfg.URL).verifier(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []user{basicUser, ultraUser} {
+		claims, err := ver.Verify(context.Background(), tokens[i][1])
+		if err != nil {
+			t.Fatalf("token %d: %v", i, err)
+		}
+		got, err := userFrom(claims)
+		if err != nil || got != want {
+			t.Errorf("token %d is for %+v (%v), want %+v", i, got, err, want)
+		}
+		if ttl := time.Until(claims.ExpiresAt); ttl < tokenTTL-time.Minute || ttl > tokenTTL {
+			t.Errorf("token %d expires in %v, want %v", i, ttl, tokenTTL)
+		}
+	}
+	if !strings.Contains(banner, "-H 'Authorization: Bearer "+tokens[0][1]+"'") {
+		t.Errorf("the curl command does not use the basic token:\n%s", banner)
+	}
+
+	// A secret from the environment is not printed.
+	out.Reset()
+	if err := printBanner(&out, cfg, false); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out.String(), string(testSecret)) {
+		t.Errorf("the banner prints a secret from the environment:\n%s", out.String())
+	}
+}
+
+func TestLoadSecret(t *testing.T) {
+	a, random, err := loadSecret("")
+	if err != nil || !random || len(a) != 2*minSecretBytes {
+		t.Fatalf("unset: %q %v %v, want %d random hex characters", a, random, err, 2*minSecretBytes)
+	}
+	if _, err := hex.DecodeString(string(a)); err != nil {
+		t.Errorf("the random secret %q is not hex", a)
+	}
+	if b, _, _ := loadSecret(""); bytes.Equal(a, b) {
+		t.Error("two random secrets are equal")
+	}
+	given := strings.Repeat("s", minSecretBytes)
+	if s, random, err := loadSecret(given); err != nil || random || string(s) != given {
+		t.Errorf("set: %q %v %v, want it as given", s, random, err)
+	}
+	if _, _, err := loadSecret("short"); err == nil || !strings.Contains(err.Error(), "SPECTER_JWT_SECRET") {
+		t.Errorf("a 5-byte secret: %v, want an error naming SPECTER_JWT_SECRET", err)
+	}
+}
+
+func TestNewAppRefusesPlainHTTPOffLoopback(t *testing.T) {
+	_, _, err := newApp(config{URL: "http://192.0.2.7:8080" + mcpPath, Secret: testSecret, Log: zerolog.Nop()})
+	if err == nil || !strings.Contains(err.Error(), "https") {
+		t.Errorf("newApp on a public http URL: %v, want an error asking for https", err)
 	}
 }

@@ -7,7 +7,7 @@ import (
 
 func TestCodeReviewPrompt(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, basicKey)
+	c := newClient(t, srv, basicUser)
 	c.initialize(nil)
 	code := "func add(a, b int) int { return a - b }"
 	var res struct {

@@ -8,7 +8,7 @@ import (
 
 func TestResourcesListWalksEveryStudyOnce(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, basicKey)
+	c := newClient(t, srv, basicUser)
 	c.initialize(nil)
 	seen := map[string]bool{}
 	cursor, pages := "", 0
@@ -73,7 +73,7 @@ func readResource(t *testing.T, c *client, uri string) (text, mimeType string) {
 
 func TestReadStudies(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, basicKey)
+	c := newClient(t, srv, basicUser)
 	c.initialize(nil)
 
 	text, mimeType := readResource(t, c, "my_app://studies/042")
@@ -102,7 +102,7 @@ func TestReadStudies(t *testing.T) {
 
 func TestCompleteStudyID(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, basicKey)
+	c := newClient(t, srv, basicUser)
 	c.initialize(nil)
 	var res struct {
 		Completion struct {

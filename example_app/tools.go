@@ -43,9 +43,14 @@ func declareTools(r *specter.Router, repo *studyRepo) {
 		return specter.Reply(s)
 	}, specter.Description("Get a study by its id"), specter.ReadOnly())
 
+	// long_task is on the ultra plan only (connect's allow-list), and the
+	// token must also grant the jobs:run scope: a token without it gets
+	// 403 with a challenge naming the scope, so that the client can ask
+	// the user for it (step-up authorization).
 	r.Tool("long_task", longTask,
 		specter.Description("Run a slow job step by step, reporting progress as it goes"),
 		specter.ReadOnly(),
+		specter.Scopes(scopeJobs),
 		params.Integer("steps", params.Default(5), params.Validate("min=1,max=20"), params.Description("How many steps to run")),
 	)
 
@@ -90,12 +95,12 @@ func longTask(p specter.Params, _ *specter.Request, c *specter.Context) specter.
 
 // whoami asks the user for their name through the client (elicitation)
 // and waits for the answer. Clients that cannot ask get the name the
-// server knows from the API key.
+// server knows from the caller's token.
 func whoami(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 	res, err := c.Elicit(c.Context(), "What is your name?", nameSchema)
 	if errors.Is(err, specter.ErrCapability) {
 		u, _ := specter.Get[user](c, "user")
-		return specter.Reply(fmt.Sprintf("Your client cannot ask for your name, but your API key says you are %s.", u.Name))
+		return specter.Reply(fmt.Sprintf("Your client cannot ask for your name, but your token says you are %s.", u.Name))
 	}
 	if err != nil {
 		return specter.Error(err)

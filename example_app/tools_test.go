@@ -10,7 +10,7 @@ import (
 
 func TestFoo(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, basicKey)
+	c := newClient(t, srv, basicUser)
 	c.initialize(nil)
 
 	res, _ := c.callTool("foo", map[string]any{"bar": "baz"}, nil)
@@ -36,7 +36,7 @@ func TestFoo(t *testing.T) {
 
 func TestGetStudy(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, basicKey)
+	c := newClient(t, srv, basicUser)
 	c.initialize(nil)
 
 	res, _ := c.callTool("get_study", map[string]any{"id": "007"}, nil)
@@ -54,7 +54,7 @@ func TestGetStudy(t *testing.T) {
 
 func TestLongTaskStreamsProgressThenReplies(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, ultraKey)
+	c := newClient(t, srv, ultraUser)
 	c.initialize(nil)
 
 	const steps = 3
@@ -92,7 +92,7 @@ func TestLongTaskStreamsProgressThenReplies(t *testing.T) {
 
 func TestLongTaskDefaultsAndLimitsSteps(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, ultraKey)
+	c := newClient(t, srv, ultraUser)
 	c.initialize(nil)
 	res, _ := c.callTool("long_task", map[string]any{"steps": 21}, nil)
 	if !res.IsError || !strings.Contains(res.text(), `"steps"`) {
@@ -130,7 +130,7 @@ func TestWhoamiElicitsTheName(t *testing.T) {
 		"accept":  "Hello, Ada!",
 		"decline": "You prefer not to say your name. Hello anyway!",
 	} {
-		c := newClient(t, srv, basicKey)
+		c := newClient(t, srv, basicUser)
 		c.initialize(map[string]any{"elicitation": map[string]any{}})
 		asked := 0
 		c.answer = func(method string, params json.RawMessage) any {
@@ -157,9 +157,9 @@ func TestWhoamiElicitsTheName(t *testing.T) {
 	}
 }
 
-func TestWhoamiWithoutElicitationUsesTheKeysUser(t *testing.T) {
+func TestWhoamiWithoutElicitationUsesTheTokensUser(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, ultraKey)
+	c := newClient(t, srv, ultraUser)
 	c.initialize(nil)
 	res, _ := c.callTool("whoami", map[string]any{}, nil)
 	if res.IsError || !strings.Contains(res.text(), "Ursula Ultra") {
@@ -169,7 +169,7 @@ func TestWhoamiWithoutElicitationUsesTheKeysUser(t *testing.T) {
 
 func TestLongTaskStopsWhenCancelled(t *testing.T) {
 	srv := startApp(t)
-	c := newClient(t, srv, ultraKey)
+	c := newClient(t, srv, ultraUser)
 	c.initialize(nil)
 
 	start := time.Now()

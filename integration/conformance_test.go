@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane/redisbp"
+	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
 	"github.com/specter-mcp/specter/integration/internal/conformance"
 )
@@ -22,7 +25,44 @@ func TestConformance(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the conformance suite takes about a minute; skipped with -short")
 	}
-	r := fixture.New(quiet)
+	runConformance(t, fixture.New(quiet), conformanceRuns)
+}
+
+// TestConformanceRedis runs the session scenarios again with the fixture
+// on the Redis backplane.
+func TestConformanceRedis(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short")
+	}
+	redis := redistest.Start(t)
+	bp, err := redisbp.New(context.Background(), redis.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bp.Close()
+	runConformance(t, fixture.New(quiet, specter.Backplane(bp)), []conformanceRun{
+		{"requirements-2025-11-25", []string{"--requirements", "2025-11-25"}},
+		{"server-sse-polling", []string{"--scenario", "server-sse-polling"}},
+		{"server-session-lifecycle", []string{"--scenario", "server-session-lifecycle"}},
+	})
+}
+
+type conformanceRun struct {
+	name string
+	args []string
+}
+
+var conformanceRuns = []conformanceRun{
+	{"requirements-2025-11-25", []string{"--requirements", "2025-11-25"}},
+	{"requirements-2026-07-28", []string{"--requirements", "2026-07-28"}},
+	{"suite-all-2026-07-28", []string{"--suite", "all", "--spec-version", "2026-07-28"}},
+	{"suite-pending", []string{"--suite", "pending"}},
+	{"json-schema-2020-12", []string{"--scenario", "json-schema-2020-12", "--spec-version", "2025-11-25"}},
+	{"server-sse-polling", []string{"--scenario", "server-sse-polling"}},
+	{"server-session-lifecycle", []string{"--scenario", "server-session-lifecycle"}},
+}
+
+func runConformance(t *testing.T, r *specter.Router, runs []conformanceRun) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.Handler())
 	srv := httptest.NewServer(mux)
@@ -34,17 +74,7 @@ func TestConformance(t *testing.T) {
 	})
 	url := srv.URL + "/mcp"
 
-	for _, run := range []struct {
-		name string
-		args []string
-	}{
-		{"requirements-2025-11-25", []string{"--requirements", "2025-11-25"}},
-		{"requirements-2026-07-28", []string{"--requirements", "2026-07-28"}},
-		{"suite-all-2026-07-28", []string{"--suite", "all", "--spec-version", "2026-07-28"}},
-		{"suite-pending", []string{"--suite", "pending"}},
-		{"json-schema-2020-12", []string{"--scenario", "json-schema-2020-12", "--spec-version", "2025-11-25"}},
-		{"server-sse-polling", []string{"--scenario", "server-sse-polling"}},
-	} {
+	for _, run := range runs {
 		t.Run(run.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -34,6 +35,9 @@ type Client struct {
 	// OnRequest answers server-to-client requests; without it they get
 	// a method-not-found error.
 	OnRequest RequestHandler
+	// AnswerURL is where answers to server requests are posted; default
+	// URL. Tests of several nodes point it at another node.
+	AnswerURL string
 	// OnMessage sees every JSON-RPC message the server sends, raw. For a
 	// response, request is the method of the request it answers.
 	OnMessage func(request string, msg []byte)
@@ -317,6 +321,11 @@ func (c *Client) answer(m *jsonrpc.Message) {
 	req, err := c.NewRequest(context.Background(), http.MethodPost, body)
 	if err != nil {
 		return
+	}
+	if c.AnswerURL != "" {
+		if u, err := url.Parse(c.AnswerURL); err == nil {
+			req.URL, req.Host = u, u.Host
+		}
 	}
 	if hr, err := c.httpClient().Do(req); err == nil {
 		_, _ = io.Copy(io.Discard, hr.Body)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
 )
 
@@ -25,7 +26,21 @@ func main() {
 		addr = "127.0.0.1:3001"
 	}
 	logger := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.WarnLevel)
-	r := fixture.New(specter.Logger(logger))
+	opts := []specter.RouterOption{specter.Logger(logger)}
+	if url := os.Getenv("REDIS_URL"); url != "" {
+		// Several fixture processes on one Redis are one server.
+		bp, err := redisbp.New(context.Background(), url)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer bp.Close()
+		opts = append(opts, specter.Backplane(bp))
+		if key := os.Getenv("SPECTER_STATE_KEY"); key != "" {
+			opts = append(opts, specter.StateKey([]byte(key)))
+		}
+		log.Printf("sessions are shared through Redis")
+	}
+	r := fixture.New(opts...)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.Handler())
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}

@@ -1,0 +1,223 @@
+package redisbp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+)
+
+// call is one method of the backplane, called for its error.
+type call struct {
+	name string
+	do   func(ctx context.Context, b *Backplane) error
+}
+
+// calls are every method that talks to Redis.
+var calls = []call{
+	{"CreateSession", func(ctx context.Context, b *Backplane) error {
+		return b.CreateSession(ctx, &backplane.Session{ID: "s2"}, time.Minute)
+	}},
+	{"LoadSession", func(ctx context.Context, b *Backplane) error {
+		_, err := b.LoadSession(ctx, "s")
+		return err
+	}},
+	{"TouchSession", func(ctx context.Context, b *Backplane) error {
+		return b.TouchSession(ctx, "s", time.Minute)
+	}},
+	{"SetField", func(ctx context.Context, b *Backplane) error {
+		return b.SetField(ctx, "s", backplane.FieldLogLevel, json.RawMessage(`2`))
+	}},
+	{"Append", func(ctx context.Context, b *Backplane) error {
+		return b.Append(ctx, "s", "st", backplane.Event{Seq: 2, Data: []byte("x")}, 100)
+	}},
+	{"Events", func(ctx context.Context, b *Backplane) error {
+		_, _, err := b.Events(ctx, "s", "st", 0)
+		return err
+	}},
+	{"DropStream", func(ctx context.Context, b *Backplane) error {
+		return b.DropStream(ctx, "s", "other")
+	}},
+	{"Claim", func(ctx context.Context, b *Backplane) error {
+		_, err := b.Claim(ctx, "k", time.Minute)
+		return err
+	}},
+	{"Release", func(ctx context.Context, b *Backplane) error {
+		return b.Release(ctx, "k")
+	}},
+	{"Publish", func(ctx context.Context, b *Backplane) error {
+		return b.Publish(ctx, &backplane.Message{Kind: backplane.KindWake})
+	}},
+	{"DeleteSession", func(ctx context.Context, b *Backplane) error {
+		_, err := b.DeleteSession(ctx, "s")
+		return err
+	}},
+}
+
+// setUp gives b a session "s" with an event in stream "st".
+func setUp(t *testing.T, b *Backplane) error {
+	t.Helper()
+	ctx := context.Background()
+	if err := b.CreateSession(ctx, &backplane.Session{ID: "s"}, time.Minute); err != nil {
+		return err
+	}
+	return b.Append(ctx, "s", "st", backplane.Event{Seq: 1, Data: []byte("x")}, 100)
+}
+
+// TestRedisDown stops Redis under a running backplane, checks that every
+// call fails promptly with an error of its own, then restarts Redis and
+// checks that calls work again and the subscription made before the
+// outage receives messages again.
+func TestRedisDown(t *testing.T) {
+	ctx := context.Background()
+	srv := redistest.Start(t)
+	b := newNode(t, srv.URL)
+	got := make(chan *backplane.Message, 100)
+	stop, err := b.Subscribe(func(m *backplane.Message) { got <- m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := setUp(t, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range calls {
+		if err := c.do(ctx, b); err != nil {
+			t.Fatalf("%s with Redis up: %v", c.name, err)
+		}
+	}
+	receive(t, b, got, "before the outage")
+
+	srv.Stop()
+	for _, c := range calls {
+		start := time.Now()
+		err := c.do(ctx, b)
+		took := time.Since(start)
+		switch {
+		case err == nil || errors.Is(err, backplane.ErrNotFound):
+			t.Errorf("%s with Redis down: %v, want a failure", c.name, err)
+		case !strings.HasPrefix(err.Error(), "redisbp: "):
+			t.Errorf("%s with Redis down: %q, want a redisbp error", c.name, err)
+		case took > time.Second:
+			t.Errorf("%s with Redis down took %v", c.name, took)
+		}
+		t.Logf("%s with Redis down: %v after %v", c.name, err, took)
+	}
+	err = b.Publish(ctx, &backplane.Message{Kind: backplane.KindWake})
+	if err == nil || !strings.Contains(err.Error(), "publish") || !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("publish with Redis down: %v, want it to say it could not publish and why", err)
+	}
+	if _, err := b.Subscribe(func(*backplane.Message) {}); err == nil {
+		t.Error("Subscribe with Redis down succeeded")
+	}
+
+	srv.Restart(t)
+	// go-redis stops dialing for a moment after repeated failures.
+	deadline := time.Now().Add(10 * time.Second)
+	for setUp(t, b) != nil {
+		if time.Now().After(deadline) {
+			t.Fatalf("no recovery after the restart: %v", setUp(t, b))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	for _, c := range calls {
+		if err := c.do(ctx, b); err != nil {
+			t.Errorf("%s after the restart: %v", c.name, err)
+		}
+	}
+	receive(t, b, got, "after the restart")
+}
+
+// receive publishes until the subscription's handler gets a message:
+// after a restart, go-redis subscribes again on its own, a moment later.
+func receive(t *testing.T, b *Backplane, got <-chan *backplane.Message, when string) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		if err := b.Publish(context.Background(), &backplane.Message{Kind: backplane.KindNotify, URI: when}); err != nil {
+			t.Logf("publish %s: %v", when, err)
+		}
+		select {
+		case m := <-got:
+			if m.Kind == backplane.KindNotify && m.URI == when {
+				return
+			}
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("the subscription got no message %s", when)
+		}
+	}
+}
+
+// TestUnresponsiveRedis checks that every call honors its context's
+// deadline when Redis accepts connections but never answers.
+func TestUnresponsiveRedis(t *testing.T) {
+	t.Parallel()
+	addr := blackHole(t)
+	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, MaxRetries: -1})
+	defer c.Close()
+	b := NewFromClient(c)
+	defer b.Close()
+	for _, cl := range calls {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		start := time.Now()
+		err := cl.do(ctx, b)
+		took := time.Since(start)
+		cancel()
+		if err == nil || took > time.Second {
+			t.Errorf("%s on an unresponsive Redis: %v after %v, want an error at the deadline", cl.name, err, took)
+		}
+	}
+}
+
+// blackHole listens on a loopback port and accepts connections, reading
+// and discarding what they send, until the test ends.
+func blackHole(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() {
+				buf := make([]byte, 4096)
+				for {
+					if _, err := c.Read(buf); err != nil {
+						return
+					}
+				}
+			})
+		}
+	})
+	return l.Addr().String()
+}

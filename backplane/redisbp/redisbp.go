@@ -1,0 +1,173 @@
+// Package redisbp implements backplane.Backplane on Redis, so that many
+// nodes of one Specter deployment share sessions, event buffers, claims
+// and messages.
+//
+// All keys of a session carry the session id as a hash tag, so a Redis
+// Cluster keeps them on one slot and the Lua scripts that change them
+// together stay atomic. The layout, for the default prefix "specter":
+//
+//	specter:{<sid>}:session          hash: id, version, principal, client,
+//	                                 capabilities, logLevel, subscriptions,
+//	                                 created, and "data:<key>" per data key
+//	specter:{<sid>}:streams          set: names of the session's streams
+//	specter:{<sid>}:stream:<name>    list: the buffered events, JSON
+//	specter:{<sid>}:meta:<name>      hash: size (bytes of event data held),
+//	                                 lost (Seq last dropped), max (highest
+//	                                 Seq appended), unordered (set once a
+//	                                 Seq came lower than max)
+//	specter:claim:<key>              string: a claim, with its TTL
+//
+// Stream keys expire with their session. Messages travel on one Pub/Sub
+// channel, "specter:bus" by default. Pub/Sub delivers at most once:
+// messages published while a node is disconnected from Redis do not reach
+// it, which the router tolerates because events are in the buffers and
+// wake-ups are only hints.
+//
+// Keys stay apart as long as the prefix holds no '{' or '}' (a tag there
+// would put every session on one slot) and session ids and stream names
+// hold no '}' (an id could then spell another session's keys); Specter
+// generates ids and names of its own alphabet, and its router should turn
+// away a client's session id outside it before asking the backplane.
+package redisbp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/specter-mcp/specter/backplane"
+)
+
+// Settings of the client New creates, unless the URL sets them
+// (dial_timeout, read_timeout, write_timeout, max_retries). They make a
+// node whose Redis is down or unreachable fail calls quickly instead of
+// holding requests: a refused connection fails a call in milliseconds, an
+// unresponsive Redis in (MaxRetries+1) × ReadTimeout, or at the deadline
+// of the call's context if that comes first. The one retry covers a
+// connection that broke since its last use, as after a Redis restart.
+const (
+	DialTimeout  = 2 * time.Second
+	ReadTimeout  = 2 * time.Second
+	WriteTimeout = 2 * time.Second
+	MaxRetries   = 1
+)
+
+// Backplane is a backplane.Backplane on Redis. It is safe for concurrent
+// use.
+type Backplane struct {
+	client    redis.UniversalClient
+	ownClient bool // New created client, so Close closes it
+	prefix    string
+	channel   string
+
+	mu     sync.Mutex
+	subs   map[*subscription]struct{}
+	closed bool
+}
+
+var _ backplane.Backplane = (*Backplane)(nil)
+
+// Option configures a Backplane.
+type Option func(*options)
+
+type options struct {
+	prefix  string
+	channel string
+}
+
+// Prefix sets the prefix of every key the backplane uses (default
+// "specter"), so that several deployments can share one Redis.
+func Prefix(p string) Option { return func(o *options) { o.prefix = p } }
+
+// Channel sets the Pub/Sub channel of messages between nodes (default
+// "<prefix>:bus").
+func Channel(c string) Option { return func(o *options) { o.channel = c } }
+
+// New returns a backplane on the Redis at url, "redis://[user:password@]
+// host:port/db" (see redis.ParseURL for the other forms and the query
+// parameters). It checks the connection with a PING bounded by ctx. The
+// client it creates uses DialTimeout, ReadTimeout, WriteTimeout and
+// MaxRetries, and honors the deadlines of the contexts passed to the
+// Backplane's methods. Close closes it.
+func New(ctx context.Context, url string, opts ...Option) (*Backplane, error) {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, fmt.Errorf("redisbp: invalid Redis URL: %w", redactURLError(err))
+	}
+	if opt.DialTimeout == 0 {
+		opt.DialTimeout = DialTimeout
+	}
+	if opt.ReadTimeout == 0 {
+		opt.ReadTimeout = ReadTimeout
+	}
+	if opt.WriteTimeout == 0 {
+		opt.WriteTimeout = WriteTimeout
+	}
+	if opt.MaxRetries == 0 {
+		opt.MaxRetries = MaxRetries
+	}
+	// Each try dials once: go-redis's default, 5 dials with 100ms pauses,
+	// would hold every try for nearly half a second while Redis is down.
+	opt.DialerRetries = 1
+	opt.ContextTimeoutEnabled = true
+	c := redis.NewClient(opt)
+	if err := c.Ping(ctx).Err(); err != nil {
+		_ = c.Close()
+		return nil, fmt.Errorf("redisbp: connect to %s: %w", opt.Addr, err)
+	}
+	b := NewFromClient(c, opts...)
+	b.ownClient = true
+	return b, nil
+}
+
+// redactURLError drops the URL that a *url.Error repeats, since it may
+// hold a password.
+func redactURLError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// NewFromClient returns a backplane on an existing client (a single node,
+// a Cluster or a Sentinel client). The caller owns c: Close leaves it
+// open.
+func NewFromClient(c redis.UniversalClient, opts ...Option) *Backplane {
+	o := options{prefix: "specter"}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.channel == "" {
+		o.channel = o.prefix + ":bus"
+	}
+	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{}}
+}
+
+// Close implements backplane.Backplane: it stops the subscriptions made
+// with Subscribe and closes the client if New created it.
+func (b *Backplane) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	subs := b.subs
+	b.subs = nil
+	b.mu.Unlock()
+	for s := range subs {
+		s.stop()
+	}
+	if b.ownClient {
+		if err := b.client.Close(); err != nil {
+			return fmt.Errorf("redisbp: close: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,262 @@
+package redisbp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/specter-mcp/specter/backplane"
+)
+
+// Fields of the session hash, besides backplane.FieldLogLevel and
+// backplane.FieldSubscriptions. The field of a data key is
+// backplane.DataField(key), which starts with dataPrefix.
+const (
+	fieldID           = "id"
+	fieldVersion      = "version"
+	fieldPrincipal    = "principal"
+	fieldClient       = "client"
+	fieldCapabilities = "capabilities"
+	fieldCreated      = "created"
+	dataPrefix        = "data:"
+)
+
+// luaExpire is a Lua function giving a key a TTL of ttl milliseconds, or
+// none when ttl <= 0 (a session without expiry, or PTTL's -1).
+const luaExpire = `
+local function expire(key, ttl)
+	if ttl > 0 then
+		redis.call('PEXPIRE', key, ttl)
+	else
+		redis.call('PERSIST', key)
+	end
+end
+`
+
+// luaDeleteStreams is a Lua function deleting the streams of the session
+// whose keys start with base, and the set that names them.
+const luaDeleteStreams = `
+local function delete_streams(base, set)
+	for _, name in ipairs(redis.call('SMEMBERS', set)) do
+		redis.call('DEL', base .. 'stream:' .. name, base .. 'meta:' .. name)
+	end
+	redis.call('DEL', set)
+end
+`
+
+// createScript replaces a session with its streams by a new one.
+// KEYS: session, streams. ARGV: base, ttl ms (0: none), field, value, …
+var createScript = redis.NewScript(luaDeleteStreams + `
+redis.call('DEL', KEYS[1])
+delete_streams(ARGV[1], KEYS[2])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+if tonumber(ARGV[2]) > 0 then
+	redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 1
+`)
+
+// touchScript gives a session and its streams a new TTL; 0 if the
+// session does not exist.
+// KEYS: session, streams. ARGV: base, ttl ms (0: none).
+var touchScript = redis.NewScript(luaExpire + `
+if redis.call('EXISTS', KEYS[1]) == 0 then
+	return 0
+end
+local ttl = tonumber(ARGV[2])
+expire(KEYS[1], ttl)
+expire(KEYS[2], ttl)
+for _, name in ipairs(redis.call('SMEMBERS', KEYS[2])) do
+	expire(ARGV[1] .. 'stream:' .. name, ttl)
+	expire(ARGV[1] .. 'meta:' .. name, ttl)
+end
+return 1
+`)
+
+// setFieldScript sets a field of a session that exists, without creating
+// a session that expired or was deleted; 0 if it does not exist.
+// KEYS: session. ARGV: field, value.
+var setFieldScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+	return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+return 1
+`)
+
+// deleteScript deletes a session and its streams, returning 1 if the
+// session existed.
+// KEYS: session, streams. ARGV: base.
+var deleteScript = redis.NewScript(luaDeleteStreams + `
+local existed = redis.call('DEL', KEYS[1])
+delete_streams(ARGV[1], KEYS[2])
+return existed
+`)
+
+// millis converts a TTL to the milliseconds the scripts take: 0 for
+// none, and at least 1 for a positive ttl, which must not mean "none".
+func millis(ttl time.Duration) int64 {
+	if ttl <= 0 {
+		return 0
+	}
+	return max(ttl.Milliseconds(), 1)
+}
+
+// CreateSession implements backplane.Backplane. A session with the same
+// id is replaced, streams included.
+func (b *Backplane) CreateSession(ctx context.Context, s *backplane.Session, ttl time.Duration) error {
+	created, err := s.Created.MarshalText()
+	if err != nil {
+		return fmt.Errorf("redisbp: create session: %w", err)
+	}
+	k := b.keys(s.ID)
+	args := []any{k.base, millis(ttl),
+		fieldID, s.ID,
+		fieldVersion, s.Version,
+		backplane.FieldLogLevel, strconv.Itoa(s.LogLevel),
+		fieldCreated, created,
+	}
+	if s.Principal != "" {
+		args = append(args, fieldPrincipal, s.Principal)
+	}
+	if len(s.Client) > 0 {
+		args = append(args, fieldClient, []byte(s.Client))
+	}
+	if len(s.Capabilities) > 0 {
+		args = append(args, fieldCapabilities, []byte(s.Capabilities))
+	}
+	if s.Subscriptions != nil {
+		subs, err := json.Marshal(s.Subscriptions)
+		if err != nil {
+			return fmt.Errorf("redisbp: create session: %w", err)
+		}
+		args = append(args, backplane.FieldSubscriptions, subs)
+	}
+	for key, v := range s.Data {
+		args = append(args, backplane.DataField(key), []byte(v))
+	}
+	if err := createScript.Run(ctx, b.client, []string{k.session(), k.streams()}, args...).Err(); err != nil {
+		return fmt.Errorf("redisbp: create session: %w", err)
+	}
+	return nil
+}
+
+// LoadSession implements backplane.Backplane.
+func (b *Backplane) LoadSession(ctx context.Context, id string) (*backplane.Session, error) {
+	h, err := b.client.HGetAll(ctx, b.keys(id).session()).Result()
+	if err != nil {
+		return nil, fmt.Errorf("redisbp: load session: %w", err)
+	}
+	if len(h) == 0 {
+		return nil, backplane.ErrNotFound
+	}
+	s, err := decodeSession(h)
+	if err != nil {
+		return nil, fmt.Errorf("redisbp: load session: %w", err)
+	}
+	return s, nil
+}
+
+// decodeSession rebuilds a session from its hash.
+func decodeSession(h map[string]string) (*backplane.Session, error) {
+	s := &backplane.Session{
+		ID:        h[fieldID],
+		Version:   h[fieldVersion],
+		Principal: h[fieldPrincipal],
+	}
+	if v := h[fieldClient]; v != "" {
+		s.Client = json.RawMessage(v)
+	}
+	if v := h[fieldCapabilities]; v != "" {
+		s.Capabilities = json.RawMessage(v)
+	}
+	for f, v := range h {
+		var err error
+		switch {
+		case f == backplane.FieldLogLevel:
+			s.LogLevel, err = strconv.Atoi(v)
+		case f == backplane.FieldSubscriptions:
+			err = json.Unmarshal([]byte(v), &s.Subscriptions)
+		case f == fieldCreated:
+			err = s.Created.UnmarshalText([]byte(v))
+		case strings.HasPrefix(f, dataPrefix):
+			if s.Data == nil {
+				s.Data = map[string]json.RawMessage{}
+			}
+			s.Data[f[len(dataPrefix):]] = json.RawMessage(v)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("field %q: %w", f, err)
+		}
+	}
+	return s, nil
+}
+
+// TouchSession implements backplane.Backplane: the session's streams get
+// the same TTL. A ttl of 0 removes the expiry.
+func (b *Backplane) TouchSession(ctx context.Context, id string, ttl time.Duration) error {
+	k := b.keys(id)
+	n, err := touchScript.Run(ctx, b.client, []string{k.session(), k.streams()}, k.base, millis(ttl)).Int()
+	if err != nil {
+		return fmt.Errorf("redisbp: touch session: %w", err)
+	}
+	if n == 0 {
+		return backplane.ErrNotFound
+	}
+	return nil
+}
+
+// SetField implements backplane.Backplane. It checks the value as
+// backplane.Memory does before storing it.
+func (b *Backplane) SetField(ctx context.Context, id, field string, value json.RawMessage) error {
+	stored, err := fieldValue(field, value)
+	if err != nil {
+		return fmt.Errorf("redisbp: set field: %w", err)
+	}
+	n, err := setFieldScript.Run(ctx, b.client, []string{b.keys(id).session()}, field, stored).Int()
+	if err != nil {
+		return fmt.Errorf("redisbp: set field %q: %w", field, err)
+	}
+	if n == 0 {
+		return backplane.ErrNotFound
+	}
+	return nil
+}
+
+// fieldValue returns what the session hash holds for a field set to
+// value, or an error for an unknown field or a value of the wrong type.
+func fieldValue(field string, value json.RawMessage) ([]byte, error) {
+	switch {
+	case field == backplane.FieldLogLevel:
+		var level int
+		if err := json.Unmarshal(value, &level); err != nil {
+			return nil, fmt.Errorf("field %q: %w", field, err)
+		}
+		return strconv.AppendInt(nil, int64(level), 10), nil
+	case field == backplane.FieldSubscriptions:
+		var subs []string
+		if err := json.Unmarshal(value, &subs); err != nil {
+			return nil, fmt.Errorf("field %q: %w", field, err)
+		}
+		return value, nil
+	case strings.HasPrefix(field, dataPrefix):
+		return value, nil
+	}
+	return nil, fmt.Errorf("unknown session field %q", field)
+}
+
+// DeleteSession implements backplane.Backplane. It is atomic, so of
+// concurrent callers exactly one sees true.
+func (b *Backplane) DeleteSession(ctx context.Context, id string) (bool, error) {
+	k := b.keys(id)
+	n, err := deleteScript.Run(ctx, b.client, []string{k.session(), k.streams()}, k.base).Int()
+	if err != nil {
+		return false, fmt.Errorf("redisbp: delete session: %w", err)
+	}
+	return n == 1, nil
+}

@@ -1,0 +1,323 @@
+package integration
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane/redisbp"
+	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+	"github.com/specter-mcp/specter/integration/conformance/fixture"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
+)
+
+// node is one Specter process of a cluster: a router on its own HTTP
+// server, sharing a Redis backplane with the others.
+type node struct {
+	r   *specter.Router
+	srv *httptest.Server
+	url string
+}
+
+var clusterPrefix atomic.Int64
+
+// newCluster starts n fixture nodes on one real Redis. extra declares
+// more on every node.
+func newCluster(t *testing.T, redis *redistest.Server, n int, extra func(*specter.Router), opts ...specter.RouterOption) []*node {
+	t.Helper()
+	prefix := fmt.Sprintf("t%d", clusterPrefix.Add(1))
+	nodes := make([]*node, n)
+	for i := range nodes {
+		bp, err := redisbp.New(context.Background(), redis.URL, redisbp.Prefix(prefix))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := append([]specter.RouterOption{quiet, specter.Backplane(bp), specter.StateKey([]byte("cluster secret"))}, opts...)
+		r := fixture.New(all...)
+		if extra != nil {
+			extra(r)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/mcp", r.Handler())
+		srv := httptest.NewServer(mux)
+		nodes[i] = &node{r: r, srv: srv, url: srv.URL + "/mcp"}
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_ = r.Shutdown(ctx)
+			srv.CloseClientConnections()
+			srv.Close()
+			_ = bp.Close()
+		})
+	}
+	return nodes
+}
+
+// on returns a schema-checked client of the session, pointed at n.
+func on(t *testing.T, base *mcptest.Client, n *node) *mcptest.Client {
+	c := mcptest.NewClient(n.url)
+	c.HTTP = n.srv.Client()
+	c.OnMessage = (&checker{t: t, c: c, count: new(atomic.Int64)}).observe
+	c.SessionID, c.Version, c.Capabilities, c.OnRequest = base.SessionID, base.Version, base.Capabilities, base.OnRequest
+	return c
+}
+
+func TestClusterSessionMovesBetweenNodes(t *testing.T) {
+	redis := redistest.Start(t)
+	nodes := newCluster(t, redis, 2, nil)
+	a := mcptest.NewClient(nodes[0].url)
+	a.HTTP = nodes[0].srv.Client()
+	if _, err := a.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	b := on(t, a, nodes[1])
+	if res, _, err := b.CallTool(ctx(t), "test_simple_text", nil); err != nil || res.IsError {
+		t.Fatalf("a session created on A, used on B: %+v %v", res, err)
+	}
+	if _, err := b.Call(ctx(t), "logging/setLevel", map[string]string{"level": "error"}); err != nil {
+		t.Fatal(err)
+	}
+	// The level set through B holds on A.
+	if _, resp, _ := on(t, a, nodes[0]).CallTool(ctx(t), "test_tool_with_logging", nil); len(resp.Notifications) != 0 {
+		t.Errorf("A ignored the log level set through B: %d messages", len(resp.Notifications))
+	}
+	if status, _ := b.Delete(ctx(t)); status != http.StatusNoContent {
+		t.Fatalf("DELETE on B: %d", status)
+	}
+	if resp, _ := on(t, a, nodes[0]).Call(ctx(t), "ping", nil); resp.Status != http.StatusNotFound {
+		t.Fatalf("A still serves a session deleted on B: %d", resp.Status)
+	}
+}
+
+func TestClusterResumeOnAnotherNode(t *testing.T) {
+	redis := redistest.Start(t)
+	nodes := newCluster(t, redis, 2, nil)
+	a := mcptest.NewClient(nodes[0].url)
+	a.HTTP = nodes[0].srv.Client()
+	if _, err := a.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := a.Call(ctx(t), "tools/call", map[string]any{"name": "test_reconnection"})
+	if !errors.Is(err, mcptest.ErrStreamEnded) {
+		t.Fatalf("no early close: %v", err)
+	}
+	last := resp.Events[len(resp.Events)-1].ID
+	s, err := on(t, a, nodes[1]).Listen(ctx(t), last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	m, _, err := s.Next()
+	if err != nil || m.Kind() != jsonrpc.KindResponse || !strings.Contains(string(m.Result), "Reconnection test completed") {
+		t.Fatalf("resumed on B: %+v %v", m, err)
+	}
+}
+
+func TestClusterNotificationsAndAnswersCrossNodes(t *testing.T) {
+	redis := redistest.Start(t)
+	nodes := newCluster(t, redis, 2, nil)
+	a := mcptest.NewClient(nodes[0].url)
+	a.HTTP = nodes[0].srv.Client()
+	a.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
+	a.OnRequest = func(method string, _ json.RawMessage) (any, *jsonrpc.Error) {
+		return map[string]any{"action": "accept", "content": map[string]any{"username": "ada", "email": "a@b.co"}}, nil
+	}
+	a.AnswerURL = nodes[1].url // the elicitation answer lands on B; the handler waits on A
+	if _, err := a.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := a.CallTool(ctx(t), "test_elicitation", map[string]any{"message": "Who?"})
+	if err != nil || !strings.Contains(text(t, res), `"username":"ada"`) {
+		t.Fatalf("answer through B to a handler on A: %+v %v", res, err)
+	}
+
+	// Subscribed through B, listening on A, notified from B.
+	if _, err := on(t, a, nodes[1]).Call(ctx(t), "resources/subscribe", map[string]string{"uri": "test://watched-resource"}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := a.Listen(ctx(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	nodes[1].r.NotifyToolsChanged()
+	nodes[1].r.NotifyResourceUpdated("test://watched-resource")
+	for _, want := range []string{"notifications/tools/list_changed", "notifications/resources/updated"} {
+		m, _, err := s.Next()
+		if err != nil || m.Method != want {
+			t.Fatalf("got %+v %v, want %s", m, err, want)
+		}
+	}
+}
+
+// streamer declares a tool that sends 100 numbered notifications, then
+// answers.
+func streamer(r *specter.Router) {
+	r.Tool("count", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		c.Async(func(ctx context.Context, s *specter.Stream) specter.Result {
+			for i := 1; i <= 100; i++ {
+				if err := s.Notify("notifications/count", map[string]int{"n": i}); err != nil {
+					return specter.Error(err)
+				}
+				if i%10 == 0 {
+					time.Sleep(time.Millisecond)
+				}
+			}
+			return specter.Reply("counted to 100")
+		})
+		return specter.NoReply()
+	}, specter.Description("Counts to 100 on the stream"))
+}
+
+// TestClusterDropAndResumeAnywhere drops the client's connection at a
+// random point of a 100-event stream, 200 times, resuming each time on a
+// random node: every event arrives exactly once, in order.
+func TestClusterDropAndResumeAnywhere(t *testing.T) {
+	redis := redistest.Start(t)
+	nodes := newCluster(t, redis, 2, streamer)
+	rng := rand.New(rand.NewPCG(1, 2))
+	base := mcptest.NewClient(nodes[0].url)
+	base.HTTP = nodes[0].srv.Client()
+	if _, err := base.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	for run := range 200 {
+		got, err := dropAndResume(t, base, nodes, rng, run)
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if len(got) != 100 {
+			t.Fatalf("run %d: %d events, want 100", run, len(got))
+		}
+		for i, n := range got {
+			if n != i+1 {
+				t.Fatalf("run %d: event %d is %d: %v", run, i+1, n, got)
+			}
+		}
+	}
+}
+
+// dropAndResume calls count on a random node, reads a random number of
+// events, drops the connection, and resumes on random nodes (dropping
+// again at random) until the answer arrives. It returns the numbers seen.
+func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.Rand, run int) ([]int, error) {
+	n := nodes[rng.IntN(len(nodes))]
+	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"count"}}`, 1000+run)
+	c := on(t, base, n)
+	req, _ := c.NewRequest(ctx(t), http.MethodPost, []byte(body))
+	hr, err := c.HTTP.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	var got []int
+	last := ""
+	read := func(r *mcptest.EventReader, budget int) (done bool, err error) {
+		for budget != 0 {
+			ev, err := r.Next()
+			if err != nil {
+				return false, nil // the connection ended: resume
+			}
+			if ev.ID != "" {
+				last = ev.ID
+			}
+			if ev.Data == "" {
+				continue
+			}
+			var m jsonrpc.Message
+			if err := json.Unmarshal([]byte(ev.Data), &m); err != nil {
+				return false, err
+			}
+			switch {
+			case m.Method == "notifications/count":
+				var p struct{ N int }
+				_ = json.Unmarshal(m.Params, &p)
+				got = append(got, p.N)
+			case m.Kind() == jsonrpc.KindResponse:
+				return true, nil
+			}
+			budget--
+		}
+		return false, nil
+	}
+	done, err := read(mcptest.NewEventReader(hr.Body), rng.IntN(120)+1)
+	hr.Body.Close()
+	for attempt := 0; !done && err == nil; attempt++ {
+		if attempt > 50 {
+			return got, errors.New("no answer after 50 resumes")
+		}
+		if last == "" {
+			return got, errors.New("dropped before any event id")
+		}
+		n := nodes[rng.IntN(len(nodes))]
+		req, _ := on(t, base, n).NewRequest(ctx(t), http.MethodGet, nil)
+		req.Header.Set("Last-Event-ID", last)
+		hr, herr := n.srv.Client().Do(req)
+		if herr != nil {
+			return got, herr
+		}
+		if hr.StatusCode != http.StatusOK {
+			hr.Body.Close()
+			return got, fmt.Errorf("resume on a node: HTTP %d", hr.StatusCode)
+		}
+		budget := -1
+		if rng.IntN(3) == 0 {
+			budget = rng.IntN(40) + 1 // drop again
+		}
+		done, err = read(mcptest.NewEventReader(hr.Body), budget)
+		hr.Body.Close()
+	}
+	return got, err
+}
+
+// TestClusterSurvivesRedisOutage stops Redis mid-run: requests fail with
+// clear errors, nothing panics, and service comes back by itself.
+func TestClusterSurvivesRedisOutage(t *testing.T) {
+	redis := redistest.Start(t)
+	nodes := newCluster(t, redis, 2, nil)
+	c := mcptest.NewClient(nodes[0].url)
+	c.HTTP = nodes[0].srv.Client()
+	if _, err := c.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	redis.Stop()
+	resp, err := c.Call(ctx(t), "tools/list", nil)
+	if err != nil || resp.Status != http.StatusServiceUnavailable || resp.Error == nil || !strings.Contains(resp.Error.Message, "unreachable") {
+		t.Fatalf("while Redis is down: %+v %v", resp, err)
+	}
+	fresh := mcptest.NewClient(nodes[1].url)
+	fresh.HTTP = nodes[1].srv.Client()
+	if _, err := fresh.Initialize(ctx(t), "2025-11-25"); err == nil {
+		t.Fatal("initialize succeeded without Redis")
+	}
+	redis.Restart(t)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		_, err := fresh.Initialize(ctx(t), "2025-11-25")
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no recovery after Redis came back: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if res, _, err := on(t, fresh, nodes[0]).CallTool(ctx(t), "test_simple_text", nil); err != nil || res.IsError {
+		t.Fatalf("after recovery, across nodes: %+v %v", res, err)
+	}
+	// The restarted Redis kept nothing: the old session is gone, and the
+	// client is told so it can start again.
+	if resp, _ := c.Call(ctx(t), "ping", nil); resp.Status != http.StatusNotFound {
+		t.Errorf("a session lost with Redis: HTTP %d, want 404", resp.Status)
+	}
+}
