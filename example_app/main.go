@@ -18,10 +18,15 @@
 // $SPECTER_JWT_SECRET (at least 32 bytes); when it is unset the app makes
 // up a random one and prints it, so that the next start can reuse it and
 // keep the tokens valid.
+//
+// With $REDIS_URL set, instances share sessions through Redis and act as
+// one server behind a load balancer; give them the same
+// $SPECTER_JWT_SECRET and set $SPECTER_PUBLIC_URL to the URL clients use.
 package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"flag"
 	"fmt"
@@ -39,6 +44,8 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/auth"
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/middleware"
 )
 
@@ -63,6 +70,9 @@ type config struct {
 	Rate  float64
 	Burst int
 	Log   zerolog.Logger // receives the router's and the request log's lines
+	// Backplane, when set, shares sessions with the other instances
+	// using it (REDIS_URL); nil keeps them in this process.
+	Backplane backplane.Backplane
 }
 
 func main() {
@@ -93,6 +103,19 @@ func run() error {
 		return err
 	}
 	cfg.URL = "http://" + displayAddr(ln.Addr()) + mcpPath
+	if public := os.Getenv("SPECTER_PUBLIC_URL"); public != "" {
+		// Behind a load balancer, clients (and tokens) name its URL.
+		cfg.URL = public
+	}
+	if url := os.Getenv("REDIS_URL"); url != "" {
+		bp, err := redisbp.New(context.Background(), url)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("REDIS_URL: %w", err)
+		}
+		defer bp.Close()
+		cfg.Backplane = bp
+	}
 	e, r, err := newApp(cfg)
 	if err != nil {
 		ln.Close()
@@ -171,12 +194,20 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 	// send its headers promptly.
 	e.Server.ReadHeaderTimeout = 10 * time.Second
 
-	r := specter.NewRouter("specter-example", "1.0.0",
+	// Every instance derives the same requestState key from the shared
+	// secret, so a multi round-trip request may retry on any of them.
+	stateKey := sha256.Sum256(append([]byte("specter-example requestState\x00"), cfg.Secret...))
+	opts := []specter.RouterOption{
 		specter.Title("Specter example"),
 		specter.Instructions("Studies are readable as my_app://studies/{id} resources and with the get_study tool."),
 		specter.Logger(cfg.Log),
 		specter.ResourceMetadata(metadataURL),
-	)
+		specter.StateKey(stateKey[:]),
+	}
+	if cfg.Backplane != nil {
+		opts = append(opts, specter.Backplane(cfg.Backplane))
+	}
+	r := specter.NewRouter("specter-example", "1.0.0", opts...)
 	studies := seedStudies(120)
 	r.Connect(connect)
 	declarePrompts(r)
