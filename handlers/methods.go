@@ -126,20 +126,28 @@ func setLevel(s Server, params json.RawMessage) Reply {
 	return Result(mcp.EmptyResult{})
 }
 
-func listTools(s Server, params json.RawMessage) Reply {
+// list answers a paginated list: the page of items at the request's
+// cursor, shaped into the method's result by build.
+func list[T any](s Server, params json.RawMessage, items []*T, build func(page []T, next string) any) Reply {
 	var p mcp.PaginatedParams
 	if err := decode(params, &p); err != nil {
 		return Fail(err)
 	}
-	page, next, err := paginate(s.Tools(), p.Cursor, s.PageSize())
+	page, next, err := paginate(items, p.Cursor, s.PageSize())
 	if err != nil {
 		return Fail(err)
 	}
-	res := &mcp.ListToolsResult{Tools: make([]mcp.Tool, len(page)), NextCursor: next}
-	for i, t := range page {
-		res.Tools[i] = *t
+	out := make([]T, len(page))
+	for i, item := range page {
+		out[i] = *item
 	}
-	return Result(res)
+	return Result(build(out, next))
+}
+
+func listTools(s Server, params json.RawMessage) Reply {
+	return list(s, params, s.Tools(), func(page []mcp.Tool, next string) any {
+		return &mcp.ListToolsResult{Tools: page, NextCursor: next}
+	})
 }
 
 func callTool(s Server, params json.RawMessage) Reply {
@@ -154,19 +162,9 @@ func callTool(s Server, params json.RawMessage) Reply {
 }
 
 func listPrompts(s Server, params json.RawMessage) Reply {
-	var p mcp.PaginatedParams
-	if err := decode(params, &p); err != nil {
-		return Fail(err)
-	}
-	page, next, err := paginate(s.Prompts(), p.Cursor, s.PageSize())
-	if err != nil {
-		return Fail(err)
-	}
-	res := &mcp.ListPromptsResult{Prompts: make([]mcp.Prompt, len(page)), NextCursor: next}
-	for i, pr := range page {
-		res.Prompts[i] = *pr
-	}
-	return Result(res)
+	return list(s, params, s.Prompts(), func(page []mcp.Prompt, next string) any {
+		return &mcp.ListPromptsResult{Prompts: page, NextCursor: next}
+	})
 }
 
 func getPrompt(s Server, params json.RawMessage) Reply {
@@ -181,19 +179,9 @@ func getPrompt(s Server, params json.RawMessage) Reply {
 }
 
 func listTemplates(s Server, params json.RawMessage) Reply {
-	var p mcp.PaginatedParams
-	if err := decode(params, &p); err != nil {
-		return Fail(err)
-	}
-	page, next, err := paginate(s.Templates(), p.Cursor, s.PageSize())
-	if err != nil {
-		return Fail(err)
-	}
-	res := &mcp.ListResourceTemplatesResult{ResourceTemplates: make([]mcp.ResourceTemplate, len(page)), NextCursor: next}
-	for i, t := range page {
-		res.ResourceTemplates[i] = *t
-	}
-	return Result(res)
+	return list(s, params, s.Templates(), func(page []mcp.ResourceTemplate, next string) any {
+		return &mcp.ListResourceTemplatesResult{ResourceTemplates: page, NextCursor: next}
+	})
 }
 
 func readResource(s Server, params json.RawMessage) Reply {

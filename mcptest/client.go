@@ -339,22 +339,17 @@ func (c *Client) Notify(ctx context.Context, method string, params any) (int, er
 	if err != nil {
 		return 0, err
 	}
-	req, err := c.NewRequest(ctx, http.MethodPost, body)
-	if err != nil {
-		return 0, err
-	}
-	hr, err := c.httpClient().Do(req)
-	if err != nil {
-		return 0, err
-	}
-	_, _ = io.Copy(io.Discard, hr.Body)
-	hr.Body.Close()
-	return hr.StatusCode, nil
+	return c.status(ctx, http.MethodPost, body)
 }
 
 // Delete ends the session and returns the HTTP status.
 func (c *Client) Delete(ctx context.Context) (int, error) {
-	req, err := c.NewRequest(ctx, http.MethodDelete, nil)
+	return c.status(ctx, http.MethodDelete, nil)
+}
+
+// status sends a request whose answer is only a status.
+func (c *Client) status(ctx context.Context, method string, body []byte) (int, error) {
+	req, err := c.NewRequest(ctx, method, body)
 	if err != nil {
 		return 0, err
 	}
