@@ -60,6 +60,11 @@ func errUnavailable() *jsonrpc.Error {
 // lookup finds a session for a request: this node's copy, refreshed from
 // the backplane (another node may have changed or ended it).
 func (r *Router) lookup(ctx context.Context, id string) (*session, error) {
+	if !validSessionID(id) {
+		// Ids this server never issues are unknown without asking the
+		// backplane, where they would become key names.
+		return nil, backplane.ErrNotFound
+	}
 	if !r.local {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, bpTimeout)
@@ -96,6 +101,21 @@ func (r *Router) lookup(ctx context.Context, id string) (*session, error) {
 	s.refresh(rec)
 	s.touch()
 	return s, nil
+}
+
+// validSessionID reports whether id could be one randomID issued: 22
+// characters of the URL-safe base64 alphabet.
+func validSessionID(id string) bool {
+	if len(id) != 22 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
 }
 
 // writeLookupError answers a request whose session could not be found.
