@@ -16,7 +16,29 @@
 //	}, specter.Description("Echo the text back"), params.String("text", params.Required()))
 //	r.Mount(e.Group("/mcp"))
 //
-// The router speaks the session-based Streamable HTTP transport of MCP
+// # Two protocol eras on one endpoint
+//
+// The router serves the session-based Streamable HTTP transport of MCP
 // revisions 2025-03-26 through 2025-11-25 (initialize, Mcp-Session-Id,
-// resumable SSE streams, server-to-client requests).
+// resumable SSE streams, server-to-client requests) and the stateless
+// 2026-07-28 revision (per-request _meta, server/discover, multi
+// round-trip requests, subscriptions/listen), deciding per request. The
+// same handler code serves both: Context.Elicit, Sample and ListRoots
+// block for the client's answer in a session, and on the 2026-07-28 wire
+// answer input_required and run the handler again with the answer
+// (ErrInputRequired).
+//
+// # Many nodes
+//
+// Sessions, stream buffers and messages between nodes go through a
+// backplane.Backplane: in memory by default, or on Redis
+// (backplane/redisbp) so that several processes behind a load balancer
+// are one server.
+//
+// # Authorization
+//
+// auth.JWT verifies bearer tokens and puts the caller (package principal)
+// in the request context; Scopes and Policy restrict tools, prompts and
+// resources per route, hiding them from callers who lack access and
+// answering their use with a 403 step-up challenge.
 package specter
