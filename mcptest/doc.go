@@ -1,7 +1,10 @@
 // Package mcptest helps test MCP servers built with Specter, the way
 // net/http/httptest helps test handlers: NewServer serves a router on a
-// loopback port, and Client is a real MCP client over Streamable HTTP that
-// reads JSON and SSE answers, answers server-to-client requests, opens and
-// resumes streams, and shows every message it receives to an observer (for
-// example a JSON Schema check).
+// loopback port; Client is a real session-era client (initialize,
+// Mcp-Session-Id) over Streamable HTTP that reads JSON and SSE answers,
+// answers server-to-client requests, and opens and resumes streams; and
+// ModernClient speaks the stateless 2026-07-28 wire (per-request _meta,
+// standard headers, input_required retries, subscriptions/listen). Both
+// show every message they receive to an observer, for example a JSON
+// Schema check.
 package mcptest
