@@ -108,7 +108,8 @@ func (c *Context) PutTools(names ...string) { c.writable().tools = set(names) }
 func (c *Context) PutPrompts(names ...string) { c.writable().prompts = set(names) }
 
 // PutResources allows this caller only the given resources, named by URI
-// or by template as declared.
+// or by template as declared. A skill is named by the URI of its SKILL.md,
+// which allows every file of the skill.
 func (c *Context) PutResources(patterns ...string) { c.writable().resources = set(patterns) }
 
 func set(names []string) map[string]struct{} {

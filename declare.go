@@ -56,6 +56,7 @@ type declaration struct {
 	scopes       []string
 	policy       func(*principal.Principal) bool
 	headers      []headerParam // params mirrored into Mcp-Param-* headers
+	skill        *skill        // a skill, declared as its SKILL.md resource
 
 	fields  []params.Field
 	schema  *params.Schema
@@ -76,7 +77,7 @@ var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // DeclarationError says which declaration is wrong and why. Declaring
 // methods panic with it, so mistakes stop the program at startup.
 type DeclarationError struct {
-	Kind string // "tool", "prompt" or "resource"
+	Kind string // "tool", "prompt", "resource" or "skill"
 	Name string
 	Err  error
 }
@@ -230,6 +231,7 @@ type catalog struct {
 	prompts   []*declaration
 	resources []*declaration // fixed URIs
 	templates []*declaration
+	skills    []*declaration // also among resources, by their SKILL.md
 	byTool    map[string]*declaration
 	byPrompt  map[string]*declaration
 	byURI     map[string]*declaration // fixed URIs and templates, by pattern as written and by URI
@@ -238,7 +240,7 @@ type catalog struct {
 func (c *catalog) clone() *catalog {
 	n := &catalog{
 		tools: slices.Clone(c.tools), prompts: slices.Clone(c.prompts),
-		resources: slices.Clone(c.resources), templates: slices.Clone(c.templates),
+		resources: slices.Clone(c.resources), templates: slices.Clone(c.templates), skills: slices.Clone(c.skills),
 		byTool: make(map[string]*declaration, len(c.byTool)+1), byPrompt: make(map[string]*declaration, len(c.byPrompt)+1),
 		byURI: make(map[string]*declaration, len(c.byURI)+1),
 	}
@@ -257,6 +259,9 @@ func (c *catalog) clone() *catalog {
 // resourceFor finds the declaration serving uri and the template values.
 func (c *catalog) resourceFor(uri string) (*declaration, map[string]any) {
 	if d, ok := c.byURI[uri]; ok && d.template == nil {
+		return d, nil
+	}
+	if d := c.skillFor(uri); d != nil && d.skill.files[uri] != nil {
 		return d, nil
 	}
 	for _, d := range c.templates {
@@ -288,7 +293,13 @@ func (r *Router) add(d *declaration) error {
 	case kindResource:
 		key := d.pattern.template
 		if _, dup := c.byURI[key]; dup {
+			if d.skill != nil {
+				return fmt.Errorf("a skill with this name, or a resource at %s, is already declared", key)
+			}
 			return fmt.Errorf("a resource with this URI or template is already declared")
+		}
+		if d.skill != nil {
+			c.skills = append(c.skills, d)
 		}
 		if d.template != nil {
 			c.templates = append(c.templates, d)
@@ -444,6 +455,7 @@ func (r *Router) remove(k kind, name string) bool {
 			delete(c.byURI, d.pattern.template)
 			c.resources = slices.DeleteFunc(c.resources, func(x *declaration) bool { return x == d })
 			c.templates = slices.DeleteFunc(c.templates, func(x *declaration) bool { return x == d })
+			c.skills = slices.DeleteFunc(c.skills, func(x *declaration) bool { return x == d })
 		}
 	}
 	if d == nil {

@@ -272,6 +272,11 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := x.r.capabilities()
 	caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
+	if len(x.cat.skills) > 0 {
+		// Declaring the extension commits the server to its methods; a
+		// server with no skill has nothing to serve through them.
+		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
+	}
 	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
 }
 
@@ -397,7 +402,7 @@ func (x *exchange) ReadResource(uri string) handlers.Reply {
 	if d == nil || !x.c.scope.allowsResource(d, uri) {
 		if x.modern() {
 			// 2026-07-28 reports an unknown resource as invalid params.
-			return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Resource not found: %s", uri).WithData(map[string]string{"uri": uri}))
+			return handlers.Fail(unknownURI("Resource not found", uri))
 		}
 		return handlers.Fail(ResourceNotFound(uri))
 	}

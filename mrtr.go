@@ -151,6 +151,7 @@ func (x *exchange) inputRequired(d *declaration) handlers.Reply {
 var cacheable = map[string]bool{
 	handlers.MethodDiscover: true, handlers.MethodToolsList: true, handlers.MethodPromptsList: true,
 	handlers.MethodResourcesList: true, handlers.MethodResourceTemplatesList: true, handlers.MethodResourcesRead: true,
+	handlers.MethodSkillsList: true, handlers.MethodSkillsGet: true,
 }
 
 // decorate adds what the 2026-07-28 revision puts on results: the result
@@ -174,7 +175,7 @@ func (x *exchange) decorate(result any) {
 		return
 	}
 	hint := x.r.cfg.cache
-	if x.c.req.Method == handlers.MethodResourcesRead {
+	if m := x.c.req.Method; m == handlers.MethodResourcesRead || m == handlers.MethodSkillsGet {
 		if d, _ := x.cat.resourceFor(x.c.req.Name); d != nil && d.cache != nil {
 			hint = *d.cache
 		}

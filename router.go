@@ -94,7 +94,8 @@ func OnError(f func(ctx context.Context, err error, req *Request)) RouterOption 
 }
 
 // PageSize sets how many items a page of tools/list, prompts/list,
-// resources/list and resources/templates/list holds. Default 50.
+// resources/list, resources/templates/list, skills/list and
+// resources/directory/read holds. Default 50.
 func PageSize(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.pageSize = n }) }
 
 // SessionTimeout ends sessions idle for longer than d (no request, no open

@@ -40,6 +40,10 @@ type fakeServer struct {
 	completeParams *mcp.CompleteParams
 	completion     *mcp.Completion
 	completeErr    error
+
+	skills    []*mcp.Skill
+	dirs      map[string][]*mcp.Resource
+	skillsErr error // the server declares no skills
 }
 
 var _ Server = (*fakeServer)(nil)

@@ -41,6 +41,9 @@ const (
 	MethodDiscover               = "server/discover"
 	MethodSubscriptionsListen    = "subscriptions/listen"
 	NotificationSubscriptionsAck = "notifications/subscriptions/acknowledged"
+	MethodSkillsList             = "skills/list"
+	MethodSkillsGet              = "skills/get"
+	MethodResourcesDirectoryRead = "resources/directory/read"
 )
 
 // session lists the methods of the session era, except initialize, which
@@ -72,6 +75,10 @@ var modern = map[string]Func{
 	MethodResourceTemplatesList: listTemplates,
 	MethodResourcesRead:         readResource,
 	MethodComplete:              complete,
+	// The skills extension (SEP-2640).
+	MethodSkillsList:             listSkills,
+	MethodSkillsGet:              getSkill,
+	MethodResourcesDirectoryRead: readDirectory,
 }
 
 // Lookup returns the session-era method named method.

@@ -31,6 +31,15 @@ type Server interface {
 
 	Complete(p *mcp.CompleteParams) (*mcp.Completion, error)
 
+	// Skills are the entries of skills/list (skills extension). Skill
+	// returns the entry of the skill whose SKILL.md is at uri, and
+	// ReadDirectory the direct children of the directory resource at uri.
+	// They fail with -32601 on a server that declares no skills, and
+	// Skill and ReadDirectory with -32602 for a URI they do not serve.
+	Skills() ([]*mcp.Skill, error)
+	Skill(uri string) (*mcp.Skill, error)
+	ReadDirectory(uri string) ([]*mcp.Resource, error)
+
 	// Discover describes the server for server/discover (2026-07-28).
 	Discover() *mcp.DiscoverResult
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,6 +53,13 @@ type conformanceRun struct {
 	args []string
 }
 
+// mustRun names, per run, the scenarios that must record checks and skip
+// none: the skills scenarios skip every check, and so fail none, when the
+// fixture stops declaring the extension.
+var mustRun = map[string][]string{
+	"suite-pending": {"sep-2640-skills-enumeration", "sep-2640-skills-manifest", "sep-2640-skills-directory"},
+}
+
 var conformanceRuns = []conformanceRun{
 	{"requirements-2025-11-25", []string{"--requirements", "2025-11-25"}},
 	{"requirements-2026-07-28", []string{"--requirements", "2026-07-28"}},
@@ -95,6 +103,18 @@ func runConformance(t *testing.T, r *specter.Router, runs []conformanceRun) {
 			}
 			if res.Passed == 0 {
 				t.Fatal("no check passed: the suite did not run")
+			}
+			ran := map[string]bool{}
+			for _, c := range res.Checks {
+				ran[c.Scenario] = true
+				if c.Status == "SKIPPED" && slices.Contains(mustRun[run.name], c.Scenario) {
+					t.Errorf("skipped: %s", c)
+				}
+			}
+			for _, sc := range mustRun[run.name] {
+				if !ran[sc] {
+					t.Errorf("scenario %s recorded no check", sc)
+				}
 			}
 		})
 	}

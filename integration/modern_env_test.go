@@ -30,6 +30,12 @@ var modernResultDefs = map[string]string{
 	"resources/read":           "ReadResourceResult",
 	"completion/complete":      "CompleteResult",
 	"subscriptions/listen":     "SubscriptionsListenResult",
+	// The skills extension has no definitions in the schema: its results
+	// are checked for what they share with the base protocol, and
+	// skills_test.go checks the rest.
+	"skills/list":              "CacheableResult",
+	"skills/get":               "CacheableResult",
+	"resources/directory/read": "Result",
 }
 
 // inputMethods may answer input_required (multi round-trip requests).

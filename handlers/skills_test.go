@@ -1,0 +1,189 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"testing"
+
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+func (s *fakeServer) Skills() ([]*mcp.Skill, error) { return s.skills, s.skillsErr }
+
+func (s *fakeServer) Skill(uri string) (*mcp.Skill, error) {
+	if s.skillsErr != nil {
+		return nil, s.skillsErr
+	}
+	for _, sk := range s.skills {
+		if sk.URI == uri {
+			return sk, nil
+		}
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown skill: %s", uri)
+}
+
+func (s *fakeServer) ReadDirectory(uri string) ([]*mcp.Resource, error) {
+	if s.skillsErr != nil {
+		return nil, s.skillsErr
+	}
+	children, ok := s.dirs[uri]
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Not a directory: %s", uri)
+	}
+	return children, nil
+}
+
+// skillServer serves n skills, each with two files, and a directory of n
+// children.
+func skillServer(n, pageSize int) *fakeServer {
+	s := &fakeServer{pageSize: pageSize, dirs: map[string][]*mcp.Resource{"skill://d": {}}}
+	for i := range n {
+		uri := fmt.Sprintf("skill://s%d/SKILL.md", i)
+		s.skills = append(s.skills, &mcp.Skill{URI: uri, Frontmatter: json.RawMessage(fmt.Sprintf(`{"name":"s%d"}`, i)),
+			Resources: []mcp.SkillResource{{URI: uri, Digest: "sha256:1", Size: 1}, {URI: fmt.Sprintf("skill://s%d/a.md", i), Digest: "sha256:2", Size: 2}}})
+		s.dirs["skill://d"] = append(s.dirs["skill://d"], &mcp.Resource{URI: fmt.Sprintf("skill://d/f%d", i), Name: fmt.Sprintf("f%d", i)})
+	}
+	return s
+}
+
+func TestSkillMethodsAreModernOnly(t *testing.T) {
+	for _, m := range []string{MethodSkillsList, MethodSkillsGet, MethodResourcesDirectoryRead} {
+		if _, ok := LookupModern(m); !ok {
+			t.Errorf("LookupModern(%q) failed", m)
+		}
+		if _, ok := Lookup(m); ok {
+			t.Errorf("Lookup(%q) found a 2026-07-28 extension method in the session era", m)
+		}
+	}
+}
+
+// modernCall runs method through the LookupModern table.
+func modernCall(t *testing.T, s Server, method, params string) Reply {
+	t.Helper()
+	f, ok := LookupModern(method)
+	if !ok {
+		t.Fatalf("LookupModern(%q) failed", method)
+	}
+	var p json.RawMessage
+	if params != "" {
+		p = json.RawMessage(params)
+	}
+	return f(s, p)
+}
+
+// walkModern pages through a 2026-07-28 list method and returns the uris
+// of each page. params are the request's other params, as JSON members.
+func walkModern(t *testing.T, s Server, method, params string) [][]string {
+	t.Helper()
+	var pages [][]string
+	cursor := ""
+	for range 100 {
+		p := "{" + params
+		if cursor != "" {
+			if params != "" {
+				p += ","
+			}
+			p += `"cursor":"` + cursor + `"`
+		}
+		raw := resultJSON(t, modernCall(t, s, method, p+"}"))
+		var res struct {
+			Skills     []struct{ URI string } `json:"skills"`
+			Resources  []struct{ URI string } `json:"resources"`
+			NextCursor *string                `json:"nextCursor"`
+		}
+		if err := json.Unmarshal([]byte(raw), &res); err != nil {
+			t.Fatal(err)
+		}
+		page := []string{}
+		for _, it := range append(res.Skills, res.Resources...) {
+			page = append(page, it.URI)
+		}
+		pages = append(pages, page)
+		if res.NextCursor == nil {
+			return pages
+		}
+		cursor = *res.NextCursor
+	}
+	t.Fatal("pagination did not end")
+	return nil
+}
+
+func TestListSkillsPages(t *testing.T) {
+	tests := []struct {
+		n, size int
+		want    [][]string
+	}{
+		{3, 2, [][]string{{"skill://s0/SKILL.md", "skill://s1/SKILL.md"}, {"skill://s2/SKILL.md"}}},
+		{2, 0, [][]string{{"skill://s0/SKILL.md", "skill://s1/SKILL.md"}}},
+		{0, 2, [][]string{{}}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("n=%d size=%d", tt.n, tt.size), func(t *testing.T) {
+			if got := walkModern(t, skillServer(tt.n, tt.size), MethodSkillsList, ""); !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("pages %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// An entry travels whole, with every file.
+	got := resultJSON(t, modernCall(t, skillServer(1, 1), MethodSkillsList, `{}`))
+	want := `{"skills":[{"uri":"skill://s0/SKILL.md","frontmatter":{"name":"s0"},"resources":[{"uri":"skill://s0/SKILL.md","digest":"sha256:1","size":1},{"uri":"skill://s0/a.md","digest":"sha256:2","size":2}]}]}`
+	if got != want {
+		t.Errorf("result %s, want %s", got, want)
+	}
+}
+
+func TestGetSkill(t *testing.T) {
+	s := skillServer(2, 1)
+	got := resultJSON(t, modernCall(t, s, MethodSkillsGet, `{"uri":"skill://s1/SKILL.md"}`))
+	want := `{"skill":{"uri":"skill://s1/SKILL.md","frontmatter":{"name":"s1"},"resources":[{"uri":"skill://s1/SKILL.md","digest":"sha256:1","size":1},{"uri":"skill://s1/a.md","digest":"sha256:2","size":2}]}}`
+	if got != want {
+		t.Errorf("result %s, want %s", got, want)
+	}
+	wantInvalidParams(t, modernCall(t, s, MethodSkillsGet, `{"uri":"skill://nope/SKILL.md"}`), "Unknown skill")
+}
+
+func TestReadDirectoryPages(t *testing.T) {
+	got := walkModern(t, skillServer(3, 2), MethodResourcesDirectoryRead, `"uri":"skill://d"`)
+	want := [][]string{{"skill://d/f0", "skill://d/f1"}, {"skill://d/f2"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("pages %v, want %v", got, want)
+	}
+	if got := resultJSON(t, modernCall(t, skillServer(0, 2), MethodResourcesDirectoryRead, `{"uri":"skill://d"}`)); got != `{"resources":[]}` {
+		t.Errorf("empty directory: %s", got)
+	}
+	wantInvalidParams(t, modernCall(t, skillServer(1, 1), MethodResourcesDirectoryRead, `{"uri":"skill://s0/SKILL.md"}`), "Not a directory")
+	wantInvalidParams(t, modernCall(t, skillServer(3, 2), MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":"!"}`), "cursor")
+}
+
+func TestSkillMethodsInvalidParams(t *testing.T) {
+	tests := []struct{ method, params, want string }{
+		{MethodSkillsGet, ``, `"uri" is required`},
+		{MethodSkillsGet, `{"uri":""}`, `"uri" is required`},
+		{MethodSkillsGet, `{"uri":1}`, `"uri" must not be number`},
+		{MethodResourcesDirectoryRead, `{}`, `"uri" is required`},
+		{MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":3}`, `"cursor" must not be number`},
+		{MethodSkillsList, `{"cursor":[]}`, `"cursor" must not be array`},
+		{MethodSkillsList, `{"cursor":"` + cursorOf(`{"o":9}`) + `"}`, `out of range`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.params, func(t *testing.T) {
+			wantInvalidParams(t, modernCall(t, skillServer(1, 1), tt.method, tt.params), tt.want)
+		})
+	}
+}
+
+func TestSkillMethodsPassServerErrors(t *testing.T) {
+	for method, params := range map[string]string{
+		MethodSkillsList:             `{}`,
+		MethodSkillsGet:              `{"uri":"skill://s0/SKILL.md"}`,
+		MethodResourcesDirectoryRead: `{"uri":"skill://d"}`,
+	} {
+		s := skillServer(1, 1)
+		s.skillsErr = jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "no skills")
+		if r := modernCall(t, s, method, params); r.Err != s.skillsErr || r.Result != nil {
+			t.Errorf("%s: reply %+v, want the server's error", method, r)
+		}
+	}
+}
