@@ -94,25 +94,11 @@ func (x *exchange) respond(reply handlers.Reply, registered bool) {
 	req := x.c.req
 	var data []byte
 	code := 0
-	if reply.Err == nil && x.modern() {
-		x.decorate(reply.Result)
-	}
-	if reply.Err != nil {
-		var je *jsonrpc.Error
-		if !errors.As(reply.Err, &je) {
-			je = x.internal(reply.Err)
-		}
+	if body, je := x.outcome(reply); je != nil {
 		code = je.Code
 		data = jsonrpc.AppendError(nil, req.ID, je)
 	} else {
-		body, err := jsonMarshal(reply.Result)
-		if err != nil {
-			je := x.internal(fmt.Errorf("encode %s result: %w", req.Method, err))
-			code = je.Code
-			data = jsonrpc.AppendError(nil, req.ID, je)
-		} else {
-			data = jsonrpc.AppendResult(nil, req.ID, body)
-		}
+		data = jsonrpc.AppendResult(nil, req.ID, body)
 	}
 	switch {
 	case registered && x.sess != nil && x.sess.end(req.ID):
@@ -131,6 +117,26 @@ func (x *exchange) respond(reply handlers.Reply, registered bool) {
 	}
 	middleware.Note(x.c.http.Context(), middleware.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
+}
+
+// outcome encodes a reply: its result as JSON (with what the 2026-07-28
+// wire adds), or the JSON-RPC error a client may see.
+func (x *exchange) outcome(reply handlers.Reply) (json.RawMessage, *jsonrpc.Error) {
+	if reply.Err != nil {
+		var je *jsonrpc.Error
+		if !errors.As(reply.Err, &je) {
+			je = x.internal(reply.Err)
+		}
+		return nil, je
+	}
+	if x.modern() {
+		x.decorate(reply.Result)
+	}
+	body, err := json.Marshal(reply.Result)
+	if err != nil {
+		return nil, x.internal(fmt.Errorf("encode %s result: %w", x.c.req.Method, err))
+	}
+	return body, nil
 }
 
 // internal reports err in full and returns the generic error a client sees.
@@ -159,14 +165,20 @@ func (p *panicErr) Error() string { return fmt.Sprintf("panic: %v\n%s", p.value,
 
 func panicError(v any) error { return &panicErr{value: v, stack: debug.Stack()} }
 
-// invoke runs a declaration's handler, turning a panic into an error.
-func (x *exchange) invoke(d *declaration, args json.RawMessage) (res Result) {
+// safely runs user code, turning a panic into an error Result so that a
+// handler can never take the server down.
+func safely(f func() Result) (res Result) {
 	defer func() {
 		if v := recover(); v != nil {
 			res = Error(panicError(v))
 		}
 	}()
-	return d.call(args, x.c.req, x.c)
+	return f()
+}
+
+// invoke runs a declaration's handler.
+func (x *exchange) invoke(d *declaration, args json.RawMessage) Result {
+	return safely(func() Result { return d.call(args, x.c.req, x.c) })
 }
 
 // run invokes d and shapes its result, starting Async work for NoReply.
@@ -185,14 +197,7 @@ func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Reply {
 	x.r.work.Add(1)
 	go func() {
 		defer x.r.work.Done()
-		res := func() (res Result) {
-			defer func() {
-				if v := recover(); v != nil {
-					res = Error(panicError(v))
-				}
-			}()
-			return work(x.c.ctx, x.c.stream)
-		}()
+		res := safely(func() Result { return work(x.c.ctx, x.c.stream) })
 		if res.kind == resultNoReply {
 			res = Error(fmt.Errorf("%s %q: Async work returned NoReply; it must return the final reply", d.kind, d.name))
 		}
@@ -280,8 +285,6 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
 }
 
-func asJSONRPC(err error, target **jsonrpc.Error) bool { return errors.As(err, target) }
-
 func (x *exchange) Tools() []*mcp.Tool {
 	out := make([]*mcp.Tool, 0, len(x.cat.tools))
 	for _, d := range x.cat.tools {
@@ -362,14 +365,7 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 	req.cursor = cursor
 	c := *x.c
 	c.req, c.next, c.hasNext = &req, "", false
-	res := func() (res Result) {
-		defer func() {
-			if v := recover(); v != nil {
-				res = Error(panicError(v))
-			}
-		}()
-		return d.list(nil, &req, &c)
-	}()
+	res := safely(func() Result { return d.list(nil, &req, &c) })
 	if res.kind == resultError {
 		var je *jsonrpc.Error
 		if errors.As(res.err, &je) {
@@ -494,6 +490,3 @@ func (s *scope) allowsResource(d *declaration, uri string) bool {
 	_, ok := s.resources[uri]
 	return ok && uri != ""
 }
-
-func jsonMarshal(v any) ([]byte, error)   { return json.Marshal(v) }
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/sse"
 )
 
@@ -71,7 +72,7 @@ type outbox struct {
 func newOutbox(r *Router, s *session, id string, standalone bool) *outbox {
 	o := &outbox{
 		r: r, sess: s, id: id, standalone: standalone,
-		ids: s != nil, priming: s != nil && supportsPriming(s.version),
+		ids: s != nil, priming: s != nil && mcp.SupportsPriming(s.version),
 		done: make(chan struct{}), kick: make(chan struct{}, 1),
 	}
 	if standalone {

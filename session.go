@@ -417,5 +417,3 @@ func (t *sessionTable) len() int {
 	defer t.mu.RUnlock()
 	return len(t.m)
 }
-
-func supportsPriming(v string) bool { return mcp.SupportsPriming(v) }

@@ -250,32 +250,10 @@ func (x *exchange) startTask(d *declaration, work func(context.Context, *Stream)
 	go func() {
 		defer x.r.work.Done()
 		defer cancel()
-		res := func() (res Result) {
-			defer func() {
-				if v := recover(); v != nil {
-					res = Error(panicError(v))
-				}
-			}()
-			return work(ctx, c.stream)
-		}()
+		res := safely(func() Result { return work(ctx, c.stream) })
 		tx := *x
 		tx.c = &c
-		reply := tx.finish(d, res)
-		if reply.Err != nil {
-			var je *jsonrpc.Error
-			if !asJSONRPC(reply.Err, &je) {
-				je = tx.internal(reply.Err)
-			}
-			t.finish(nil, je)
-			return
-		}
-		tx.decorate(reply.Result)
-		body, err := jsonMarshal(reply.Result)
-		if err != nil {
-			t.finish(nil, tx.internal(err))
-			return
-		}
-		t.finish(body, nil)
+		t.finish(tx.outcome(tx.finish(d, res)))
 	}()
 	return handlers.Result(t.view(false))
 }
@@ -290,7 +268,7 @@ func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.M
 	reply := func(v any) {
 		x := &exchange{r: r, c: &Context{scope: c.scope, req: &Request{Method: m.Method, modern: call}}}
 		x.decorate(v)
-		body, _ := jsonMarshal(v)
+		body, _ := json.Marshal(v)
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
 	}

@@ -132,7 +132,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 					r.log.Debug().Str("session", sess.id).Str("id", m.ID.String()).Msg("ignored a response to no pending server request")
 				} else {
 					// The request may wait on another node.
-					raw, _ := jsonMarshal(m)
+					raw, _ := json.Marshal(m)
 					r.publish(&backplane.Message{Kind: backplane.KindAnswer, Session: sess.id, Data: raw})
 				}
 			}
@@ -238,8 +238,8 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later"))
 		return
 	}
-	client, _ := jsonMarshal(p.ClientInfo)
-	caps, _ := jsonMarshal(p.Capabilities)
+	client, _ := json.Marshal(p.ClientInfo)
+	caps, _ := json.Marshal(p.Capabilities)
 	rec := &backplane.Session{ID: randomID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.scope.principal,
 		Client: client, Capabilities: caps, LogLevel: r.cfg.logLevel.Severity(), Created: time.Now()}
 	ctx, cancel := r.bpContext()
@@ -261,7 +261,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	}
 	s.watchIdle()
 	res := &mcp.InitializeResult{ProtocolVersion: s.version, Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.scope)}
-	body, _ := jsonMarshal(res)
+	body, _ := json.Marshal(res)
 	w.Header().Set(HeaderSessionID, s.id)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
@@ -293,7 +293,7 @@ func (r *Router) notification(s *session, m *jsonrpc.Message) {
 	var p struct {
 		RequestID jsonrpc.ID `json:"requestId"`
 	}
-	if jsonUnmarshal(m.Params, &p) == nil && !p.RequestID.IsZero() && !s.cancelRequest(p.RequestID) && !r.local {
+	if json.Unmarshal(m.Params, &p) == nil && !p.RequestID.IsZero() && !s.cancelRequest(p.RequestID) && !r.local {
 		// The request may run on another node.
 		r.publish(&backplane.Message{Kind: backplane.KindCancel, Session: s.id, ID: json.RawMessage(p.RequestID)})
 	}
