@@ -75,23 +75,22 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,
 	})
-	// The acknowledgement is the first frame; notifications follow once
-	// the listener is registered.
+	// The acknowledgement is the first frame, and the listener is
+	// registered before the client can see it: the stream keeps both for
+	// its connection, in order, until the connection attaches.
+	l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
+	r.listen.add(l)
 	if sw, err := sse.Hijack(w); err == nil {
 		// The stream lives on its own connection until the client
 		// leaves or the router shuts down; nothing waits here.
 		l.ob.attachHijacked(sw, 0, func() { r.listen.remove(l) })
-		l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
-		r.listen.add(l)
 		if r.closing.Load() {
 			l.ob.stop() // Shutdown may have missed it
 		}
 		return
 	}
-	gen := l.ob.attachStream(w, 0)
-	l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
-	r.listen.add(l)
 	defer r.listen.remove(l)
+	gen := l.ob.attachStream(w, 0)
 	select {
 	case <-req.Context().Done():
 	case <-l.ob.kick:

@@ -54,6 +54,7 @@ type outbox struct {
 	events    []event // messages of an undecided answer, not yet persisted
 	seq       uint64
 	persisted bool          // the backplane holds a buffer for this stream
+	reserved  bool          // a connection is about to attach (reserve)
 	timeout   time.Duration // write timeout of the message being appended
 	mode      outMode
 	rw        http.ResponseWriter // attached connection, before it is an event stream
@@ -158,9 +159,13 @@ func (o *outbox) append(data []byte, response bool, timeout time.Duration) (drop
 	switch {
 	case o.mode == modeSSE && !o.ids:
 		// Without resumption a message is written or lost with its
-		// connection; nothing is kept.
-		if o.w != nil {
+		// connection; only a stream no connection attached to yet
+		// keeps its first messages for it.
+		switch {
+		case o.w != nil:
 			o.write(ev)
+		case o.attach == 0:
+			o.events = append(o.events, ev)
 		}
 	case o.mode == modeSSE:
 		last := response && o.pending <= 0 && !o.standalone
@@ -227,6 +232,18 @@ func (o *outbox) prime(after uint64) {
 	if o.priming {
 		o.writeRaw(sse.Event{ID: o.eventID(after), Retry: o.r.cfg.retry})
 	}
+}
+
+// flushKept writes what a stream without resumption kept before its first
+// connection attached. Called with o.mu held.
+func (o *outbox) flushKept() {
+	if o.ids {
+		return
+	}
+	for _, ev := range o.events {
+		o.write(ev)
+	}
+	o.events = nil
 }
 
 // replay writes the buffered messages after seq from the backplane,
@@ -313,9 +330,10 @@ func (o *outbox) attachHijacked(w *sse.Writer, after uint64, release func()) {
 	}
 	o.mode = modeSSE
 	o.attach++
-	o.w, o.release = w, release
+	o.w, o.release, o.reserved = w, release, false
 	o.prime(after)
 	o.replay(after)
+	o.flushKept()
 	o.mu.Unlock()
 	w.OnGone(func() {
 		o.mu.Lock()
@@ -350,7 +368,20 @@ func (o *outbox) attachPOST(w http.ResponseWriter) (gen uint64) {
 func (o *outbox) attached() bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.w != nil || o.rw != nil
+	return o.w != nil || o.rw != nil || o.reserved
+}
+
+// reserve claims the stream for a connection about to attach, unless one
+// is attached or claimed: two GETs racing for a session's stream cannot
+// both win, even before the first one's response head is out.
+func (o *outbox) reserve() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.w != nil || o.rw != nil || o.reserved {
+		return false
+	}
+	o.reserved = true
+	return true
 }
 
 // delivered returns the seq of the last message written to a connection.
@@ -377,9 +408,10 @@ func (o *outbox) attachStream(w http.ResponseWriter, after uint64) (gen uint64) 
 	o.mode = modeSSE
 	o.attach++
 	gen = o.attach
-	o.w = sse.NewWriter(w, http.StatusOK)
+	o.w, o.reserved = sse.NewWriter(w, http.StatusOK), false
 	o.prime(after)
 	o.replay(after)
+	o.flushKept()
 	o.mu.Unlock()
 	o.armKeepAlive()
 	return gen

@@ -329,7 +329,7 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 		after = seq
 	} else {
 		ob = sess.listener()
-		if ob.attached() {
+		if !ob.reserve() {
 			writeError(w, http.StatusConflict, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Conflict: this session already has a GET stream open"))
 			return
 		}
