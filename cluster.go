@@ -121,10 +121,10 @@ func validSessionID(id string) bool {
 // writeLookupError answers a request whose session could not be found.
 func writeLookupError(w http.ResponseWriter, id jsonrpc.ID, err error) {
 	if errors.Is(err, backplane.ErrNotFound) {
-		writeError(w, http.StatusNotFound, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
+		jsonrpc.WriteError(w, http.StatusNotFound, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
 		return
 	}
-	writeError(w, http.StatusServiceUnavailable, id, errUnavailable())
+	jsonrpc.WriteError(w, http.StatusServiceUnavailable, id, errUnavailable())
 }
 
 // endSession ends a session for every node: its record goes, every node

@@ -62,12 +62,12 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 	var p mcp.SubscriptionsListenParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", describeJSON(err)))
+			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", describeJSON(err)))
 			return
 		}
 	}
 	if r.closing.Load() {
-		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
 		return
 	}
 	l := &listener{id: m.ID, filter: p.Notifications, scope: c.scope, ob: newOutbox(r, nil, "", true)}

@@ -93,7 +93,7 @@ func headerMismatch(format string, args ...any) *jsonrpc.Error {
 // response stream.
 func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message, batch bool) {
 	if batch {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version %s takes one message per POST, not a batch", mcp.Version20260728))
+		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version %s takes one message per POST, not a batch", mcp.Version20260728))
 		return
 	}
 	m := msgs[0]
@@ -102,39 +102,39 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case jsonrpc.KindResponse, jsonrpc.KindErrorResponse:
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: in protocol version %s clients send no responses; answer input requests by retrying the request", mcp.Version20260728))
+		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: in protocol version %s clients send no responses; answer input requests by retrying the request", mcp.Version20260728))
 		return
 	}
 	var p modernParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", describeJSON(err)))
+			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", describeJSON(err)))
 			return
 		}
 	}
 	call, jerr := parseRequestMeta(p.Meta)
 	if jerr != nil {
-		writeError(w, http.StatusBadRequest, m.ID, jerr)
+		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jerr)
 		return
 	}
 	version := call.meta.ProtocolVersion
 	if hv := headerValue(req.Header, HeaderProtocolVersion); hv != version {
-		writeError(w, http.StatusBadRequest, m.ID, headerMismatch("MCP-Protocol-Version %q does not match _meta %s %q", hv, mcp.MetaProtocolVersion, version))
+		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, headerMismatch("MCP-Protocol-Version %q does not match _meta %s %q", hv, mcp.MetaProtocolVersion, version))
 		return
 	}
 	if version != mcp.Version20260728 {
-		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeUnsupportedVersion, "Unsupported protocol version %q", version).
+		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeUnsupportedVersion, "Unsupported protocol version %q", version).
 			WithData(map[string]any{"supported": modernVersions, "requested": version}))
 		return
 	}
 	if hv := headerValue(req.Header, HeaderMethod); hv != m.Method {
-		writeError(w, http.StatusBadRequest, m.ID, headerMismatch("Mcp-Method %q does not match the body's method %q", hv, m.Method))
+		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, headerMismatch("Mcp-Method %q does not match the body's method %q", hv, m.Method))
 		return
 	}
 	if name, named := nameOf(m.Method, &p); named {
 		hv, ok := decodeHeader(headerValue(req.Header, HeaderName))
 		if !ok || hv != name {
-			writeError(w, http.StatusBadRequest, m.ID, headerMismatch("Mcp-Name must carry %q", name))
+			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, headerMismatch("Mcp-Name must carry %q", name))
 			return
 		}
 	}
@@ -144,7 +144,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 	}
 	if m.Method == handlers.MethodToolsCall {
 		if jerr := r.checkParamHeaders(req.Header, c.scope, p.Name, p.Arguments); jerr != nil {
-			writeError(w, http.StatusBadRequest, m.ID, jerr)
+			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jerr)
 			return
 		}
 	}
@@ -157,7 +157,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		return
 	}
 	if _, found := handlers.LookupModern(m.Method); !found {
-		writeError(w, http.StatusNotFound, m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method))
+		jsonrpc.WriteError(w, http.StatusNotFound, m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method))
 		return
 	}
 	call.requestState, call.responses = p.RequestState, p.InputResponses

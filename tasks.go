@@ -273,12 +273,12 @@ func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.M
 		_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
 	}
 	if _, ok := call.meta.ClientCapabilities.Extensions[TasksExtension]; !ok {
-		writeError(w, http.StatusBadRequest, m.ID, missingTasks())
+		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, missingTasks())
 		return
 	}
 	t := r.tasks.get(p.TaskID, c.scope.principal)
 	if t == nil {
-		writeError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown taskId %q", p.TaskID))
+		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown taskId %q", p.TaskID))
 		return
 	}
 	switch m.Method {

@@ -41,26 +41,19 @@ func (r *Router) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		r.serveDelete(w, req)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		writeError(w, http.StatusMethodNotAllowed, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Method Not Allowed: use POST, GET or DELETE"))
+		jsonrpc.WriteError(w, http.StatusMethodNotAllowed, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Method Not Allowed: use POST, GET or DELETE"))
 	}
-}
-
-// writeError answers with an HTTP status and a JSON-RPC error body.
-func writeError(w http.ResponseWriter, status int, id jsonrpc.ID, e *jsonrpc.Error) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(jsonrpc.AppendError(nil, id, e))
 }
 
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	if !isMediaType(req.Header.Get("Content-Type"), "application/json") {
-		writeError(w, http.StatusUnsupportedMediaType, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
+		jsonrpc.WriteError(w, http.StatusUnsupportedMediaType, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
 		return
 	}
 	if accept := req.Header.Get("Accept"); !accepts(accept, "application/json") || !accepts(accept, "text/event-stream") {
-		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"))
+		jsonrpc.WriteError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"))
 		return
 	}
 	buf := bodyPool.Get().(*bytes.Buffer)
@@ -69,15 +62,15 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, r.cfg.maxBody)); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			writeError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Request Entity Too Large: the body exceeds %d bytes", r.cfg.maxBody))
+			jsonrpc.WriteError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Request Entity Too Large: the body exceeds %d bytes", r.cfg.maxBody))
 			return
 		}
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeParseError, "parse error: could not read the body"))
+		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeParseError, "parse error: could not read the body"))
 		return
 	}
 	msgs, batch, err := jsonrpc.Parse(buf.Bytes())
 	if err != nil {
-		writeError(w, http.StatusBadRequest, nil, err.(*jsonrpc.Error))
+		jsonrpc.WriteError(w, http.StatusBadRequest, nil, err.(*jsonrpc.Error))
 		return
 	}
 	if isModern(req.Header, msgs) {
@@ -94,7 +87,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		writeError(w, http.StatusBadRequest, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
+		jsonrpc.WriteError(w, http.StatusBadRequest, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
 		return
 	}
 	c, ok := r.runConnect(w, req, firstID(msgs))
@@ -106,11 +99,11 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !sess.ownedBy(c.scope.principal) {
-		writeError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
+		jsonrpc.WriteError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
 		return
 	}
 	if batch && !mcp.AllowsBatch(sess.version) {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported in protocol version %s", sess.version))
+		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported in protocol version %s", sess.version))
 		return
 	}
 	sess.touch()
@@ -214,7 +207,7 @@ func (r *Router) postWithoutSession(w http.ResponseWriter, req *http.Request, c 
 			if m.Method == handlers.MethodInitialize {
 				msg = "Invalid Request: initialize must not be part of a batch"
 			}
-			writeError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
+			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
 			return
 		}
 	}
@@ -227,15 +220,15 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	start := time.Now()
 	p, err := handlers.DecodeInitialize(m.Params)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, m.ID, err.(*jsonrpc.Error))
+		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, err.(*jsonrpc.Error))
 		return
 	}
 	if r.closing.Load() {
-		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
 		return
 	}
 	if r.cfg.maxSessions > 0 && r.sessions.len() >= r.cfg.maxSessions {
-		writeError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later"))
+		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later"))
 		return
 	}
 	client, _ := json.Marshal(p.ClientInfo)
@@ -246,7 +239,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	defer cancel()
 	if err := r.bp.CreateSession(ctx, rec, r.cfg.sessionTimeout); err != nil {
 		r.report(req.Context(), fmt.Errorf("create session: %w", err), nil)
-		writeError(w, http.StatusServiceUnavailable, m.ID, errUnavailable())
+		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, errUnavailable())
 		return
 	}
 	s := r.sessions.put(r.newLocal(rec))
@@ -255,7 +248,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		if err := r.onStart(c, &Session{s: s}); err != nil {
 			r.report(req.Context(), fmt.Errorf("session start: %w", err), nil)
 			_ = r.endSession(s, EndError)
-			writeError(w, http.StatusInternalServerError, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+			jsonrpc.WriteError(w, http.StatusInternalServerError, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
 			return
 		}
 	}
@@ -301,7 +294,7 @@ func (r *Router) notification(s *session, m *jsonrpc.Message) {
 
 func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 	if !accepts(req.Header.Get("Accept"), "text/event-stream") {
-		writeError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))
+		jsonrpc.WriteError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))
 		return
 	}
 	sess, c, ok := r.sessionFor(w, req)
@@ -323,14 +316,14 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		if ob == nil {
-			writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Last-Event-ID %q names no stream of this session", last))
+			jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Last-Event-ID %q names no stream of this session", last))
 			return
 		}
 		after = seq
 	} else {
 		ob = sess.listener()
 		if !ob.reserve() {
-			writeError(w, http.StatusConflict, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Conflict: this session already has a GET stream open"))
+			jsonrpc.WriteError(w, http.StatusConflict, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Conflict: this session already has a GET stream open"))
 			return
 		}
 		after = ob.delivered()
@@ -367,7 +360,7 @@ func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if err := r.endSession(sess, EndClient); err != nil {
-		writeError(w, http.StatusServiceUnavailable, nil, errUnavailable())
+		jsonrpc.WriteError(w, http.StatusServiceUnavailable, nil, errUnavailable())
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -377,11 +370,11 @@ func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
 func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session, *Context, bool) {
 	sid := req.Header.Get(HeaderSessionID)
 	if sid == "" {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required"))
+		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required"))
 		return nil, nil, false
 	}
 	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		writeError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q", v))
+		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q", v))
 		return nil, nil, false
 	}
 	sess, err := r.lookup(req.Context(), sid)
@@ -394,7 +387,7 @@ func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session,
 		return nil, nil, false
 	}
 	if !sess.ownedBy(c.scope.principal) {
-		writeError(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session"))
+		jsonrpc.WriteError(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session"))
 		return nil, nil, false
 	}
 	return sess, c, true
@@ -443,7 +436,7 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 	var he *HTTPError
 	if !errors.As(err, &he) {
 		r.report(req.Context(), fmt.Errorf("connect: %w", err), nil)
-		writeError(w, http.StatusInternalServerError, id, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+		jsonrpc.WriteError(w, http.StatusInternalServerError, id, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
 		return
 	}
 	switch he.Status {
@@ -459,7 +452,7 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 			w.Header().Set("WWW-Authenticate", r.challenge("insufficient_scope", he.Scope))
 		}
 	}
-	writeError(w, he.Status, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(he.Status), he.Message))
+	jsonrpc.WriteError(w, he.Status, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(he.Status), he.Message))
 }
 
 // challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728).

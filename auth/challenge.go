@@ -1,9 +1,10 @@
 package auth
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // RFC 6750 §3.1 error codes used in challenges.
@@ -50,13 +51,10 @@ func (e *Error) Unwrap() error { return e.Err }
 //
 //	{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: token expired"}}
 func (e *Error) Respond(w http.ResponseWriter) {
-	msg, _ := json.Marshal(http.StatusText(e.Status) + ": " + e.Description) // a string always marshals
 	h := w.Header()
 	h.Set("WWW-Authenticate", e.Challenge)
-	h.Set("Content-Type", "application/json")
 	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(e.Status)
-	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":` + string(msg) + `}}`))
+	jsonrpc.WriteError(w, e.Status, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(e.Status), e.Description))
 }
 
 // Challenge builds the value of a WWW-Authenticate header for the Bearer

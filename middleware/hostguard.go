@@ -1,12 +1,13 @@
 package middleware
 
 import (
-	"encoding/json"
 	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+
+	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // HostGuardConfig configures HostGuard.
@@ -115,8 +116,5 @@ func quote(s string) string {
 }
 
 func refuse(w http.ResponseWriter, msg string) {
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "error": map[string]any{"code": -32600, "message": msg}})
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusForbidden)
-	_, _ = w.Write(body)
+	jsonrpc.WriteError(w, http.StatusForbidden, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -190,10 +191,8 @@ func tooMany(w http.ResponseWriter, wait float64) {
 	// Whole seconds, rounded up so a client that obeys is not refused
 	// again; capped at a day so absurd rates cannot overflow.
 	secs := strconv.Itoa(int(min(max(math.Ceil(wait), 1), 86400)))
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Retry-After", secs)
-	w.WriteHeader(http.StatusTooManyRequests)
 	// -32000 lies in JSON-RPC's range for server-defined errors: the
 	// request itself is fine, the server declines it for now.
-	_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32000,"message":"Too Many Requests: rate limit exceeded, retry after ` + secs + ` s"}}`))
+	jsonrpc.WriteError(w, http.StatusTooManyRequests, nil, jsonrpc.Errorf(-32000, "Too Many Requests: rate limit exceeded, retry after %s s", secs))
 }

@@ -6,6 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // RecoverConfig configures Recover.
@@ -46,9 +47,7 @@ func RecoverWithConfig(cfg RecoverConfig) func(http.Handler) http.Handler {
 				cfg.Logger.Error().Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).
 					Str("http", r.Method+" "+r.URL.Path).Msg("recovered from panic")
 				if !sw.wrote {
-					w.Header().Set("Content-Type", "application/json")
-					w.WriteHeader(http.StatusInternalServerError)
-					_, _ = w.Write([]byte(`{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"}}`))
+					jsonrpc.WriteError(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
 				}
 			}()
 			next.ServeHTTP(sw, r)
