@@ -49,16 +49,13 @@ func (r *Request) logLevel(s *session) (mcp.LoggingLevel, bool) {
 // Cursor is the pagination cursor the client sent ("" for the first page).
 func (r *Request) Cursor() string { return r.cursor }
 
-// envelope is the part of params every request may carry.
+// envelope is the part of params the router reads of every request.
 type envelope struct {
-	Name   string `json:"name"`
-	URI    string `json:"uri"`
-	Cursor string `json:"cursor"`
-	Meta   struct {
-		ProgressToken json.RawMessage `json:"progressToken"`
-	} `json:"_meta"`
-	RawMeta   json.RawMessage `json:"-"`
+	Name      string          `json:"name"`
+	URI       string          `json:"uri"`
+	Cursor    string          `json:"cursor"`
 	Arguments json.RawMessage `json:"arguments"`
+	Meta      json.RawMessage `json:"_meta"`
 }
 
 func newRequest(m *jsonrpc.Message, s *session, call *modernCall) *Request {
@@ -78,13 +75,7 @@ func newRequest(m *jsonrpc.Message, s *session, call *modernCall) *Request {
 	if len(m.Params) == 0 || m.Params[0] != '{' {
 		return req
 	}
-	var env struct {
-		envelope
-		Meta json.RawMessage `json:"_meta"`
-	}
-	if call != nil && call.meta.ProgressToken != nil {
-		req.ProgressToken = call.meta.ProgressToken
-	}
+	var env envelope
 	if json.Unmarshal(m.Params, &env) != nil {
 		return req
 	}
@@ -93,14 +84,22 @@ func newRequest(m *jsonrpc.Message, s *session, call *modernCall) *Request {
 		req.Name = env.URI
 	}
 	req.cursor, req.Arguments = env.Cursor, env.Arguments
-	if len(env.Meta) > 0 && env.Meta[0] == '{' {
-		req.Meta = env.Meta
+	if len(env.Meta) == 0 || env.Meta[0] != '{' {
+		return req
+	}
+	req.Meta = env.Meta
+	var token json.RawMessage
+	if call != nil {
+		token = call.meta.ProgressToken // the 2026-07-28 _meta is parsed already
+	} else {
 		var meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`
 		}
-		if json.Unmarshal(env.Meta, &meta) == nil && len(meta.ProgressToken) > 0 && string(meta.ProgressToken) != "null" {
-			req.ProgressToken = meta.ProgressToken
-		}
+		_ = json.Unmarshal(env.Meta, &meta)
+		token = meta.ProgressToken
+	}
+	if len(token) > 0 && string(token) != "null" {
+		req.ProgressToken = token
 	}
 	return req
 }
