@@ -127,6 +127,13 @@ func (x *exchange) outcome(reply handlers.Reply) (json.RawMessage, *jsonrpc.Erro
 		if !errors.As(reply.Err, &je) {
 			je = x.internal(reply.Err)
 		}
+		if x.modern() && je.Code == jsonrpc.CodeResourceNotFound {
+			// 2026-07-28 reports an unknown resource as invalid params,
+			// with the same message and data.uri.
+			c := *je
+			c.Code = jsonrpc.CodeInvalidParams
+			je = &c
+		}
 		return nil, je
 	}
 	if x.modern() {
@@ -242,8 +249,6 @@ func (x *exchange) failure(d *declaration, err error) handlers.Reply {
 	switch {
 	case x.modern() && errors.Is(err, ErrInputRequired):
 		return x.inputRequired(d)
-	case x.modern() && errors.As(err, &je) && je.Code == jsonrpc.CodeResourceNotFound:
-		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s", je.Message).WithData(je.Data))
 	case errors.As(err, &je):
 		return handlers.Fail(je)
 	case errors.As(err, &ce):
@@ -396,10 +401,6 @@ func (x *exchange) Templates() []*mcp.ResourceTemplate {
 func (x *exchange) ReadResource(uri string) handlers.Reply {
 	d, _ := x.cat.resourceFor(uri)
 	if d == nil || !x.c.scope.allowsResource(d, uri) {
-		if x.modern() {
-			// 2026-07-28 reports an unknown resource as invalid params.
-			return handlers.Fail(unknownURI("Resource not found", uri))
-		}
 		return handlers.Fail(ResourceNotFound(uri))
 	}
 	if ok, missing := x.c.scope.permits(d); !ok {
