@@ -62,7 +62,7 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 	var p mcp.SubscriptionsListenParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", describeJSON(err)))
+			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", jsonrpc.DescribeParams(err)))
 			return
 		}
 	}

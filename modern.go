@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -108,7 +106,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 	var p modernParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", describeJSON(err)))
+			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", jsonrpc.DescribeParams(err)))
 			return
 		}
 	}
@@ -186,7 +184,7 @@ func parseRequestMeta(raw json.RawMessage) (*modernCall, *jsonrpc.Error) {
 	}
 	call := &modernCall{}
 	if err := json.Unmarshal(raw, &call.meta); err != nil {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta: %s", describeJSON(err))
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta: %s", jsonrpc.DescribeParams(err))
 	}
 	if l := call.meta.LogLevel; l != "" && l.Severity() < 0 {
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: unknown %s %q", mcp.MetaLogLevel, l)
@@ -275,14 +273,6 @@ func sameValue(body json.RawMessage, header string) bool {
 	a, err1 := strconv.ParseFloat(string(body), 64)
 	b, err2 := strconv.ParseFloat(header, 64)
 	return err1 == nil && err2 == nil && a == b
-}
-
-func describeJSON(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		return fmt.Sprintf("%q has the wrong type", te.Field)
-	}
-	return "malformed params"
 }
 
 // modernStatus is the HTTP status of a plain JSON error answer on the

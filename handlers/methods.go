@@ -103,16 +103,9 @@ func decode(params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s", paramError(err))
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s", jsonrpc.DescribeParams(err))
 	}
 	return nil
-}
-
-func paramError(err error) string {
-	if te, ok := err.(*json.UnmarshalTypeError); ok && te.Field != "" {
-		return `"` + te.Field + `" must not be ` + te.Value
-	}
-	return "malformed params object"
 }
 
 func invalidParams(format string, args ...any) Reply {

@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"encoding/json"
 	"net/http/httptest"
 	"testing"
 )
@@ -18,5 +19,18 @@ func TestWriteError(t *testing.T) {
 	WriteError(rec, 404, StringID("a"), Errorf(CodeMethodNotFound, "Method not found: x"))
 	if want := `{"jsonrpc":"2.0","id":"a","error":{"code":-32601,"message":"Method not found: x"}}`; rec.Body.String() != want {
 		t.Errorf("body %s, want %s", rec.Body, want)
+	}
+}
+
+func TestDescribeParams(t *testing.T) {
+	var v struct {
+		Name string `json:"name"`
+	}
+	err := json.Unmarshal([]byte(`{"name":5}`), &v)
+	if got := DescribeParams(err); got != `"name" must not be number` {
+		t.Errorf("type error: %q", got)
+	}
+	if got := DescribeParams(json.Unmarshal([]byte(`{`), &v)); got != "malformed params object" {
+		t.Errorf("syntax error: %q", got)
 	}
 }

@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 )
 
 // MaxDepth is how deeply a message may nest objects and arrays. Real MCP
@@ -65,6 +66,16 @@ func decodeOne(b []byte) (*Message, *Error) {
 		return nil, e
 	}
 	return m, nil
+}
+
+// DescribeParams says, in words a client can act on and without Go type
+// names, why params did not decode: which member has the wrong type.
+func DescribeParams(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return `"` + te.Field + `" must not be ` + te.Value
+	}
+	return "malformed params object"
 }
 
 // describe turns encoding/json errors into text without Go type names.
