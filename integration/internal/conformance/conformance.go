@@ -44,6 +44,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/specter-mcp/specter/integration/internal/module"
 )
 
 // DefaultTimeout bounds a Run whose context has no deadline. A full
@@ -119,7 +121,7 @@ func (r *Result) Problems() []Check {
 // summary line). A Result with whatever output there was accompanies
 // errors after the suite started.
 func Run(ctx context.Context, url string, args ...string) (*Result, error) {
-	root, err := moduleRoot()
+	root, err := module.Root()
 	if err != nil {
 		return nil, err
 	}
@@ -317,23 +319,4 @@ func parseOutput(out string) (summary, bool) {
 func atoi(s string) int {
 	n, _ := strconv.Atoi(s) // "" (an absent group) is 0
 	return n
-}
-
-// moduleRoot returns the nearest directory at or above the working
-// directory that contains a go.mod file.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("conformance: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("conformance: no go.mod found above the working directory")
-		}
-		dir = parent
-	}
 }

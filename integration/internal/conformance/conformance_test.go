@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/specter-mcp/specter/integration/internal/module"
 )
 
 // Output of @modelcontextprotocol/conformance 0.2.0-alpha.12 as observed,
@@ -199,7 +201,7 @@ func requireHarness(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the conformance suite")
 	}
-	root, err := moduleRoot()
+	root, err := module.Root()
 	if err != nil {
 		t.Fatal(err)
 	}

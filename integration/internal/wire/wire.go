@@ -33,7 +33,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +42,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/specter-mcp/specter/integration/internal/module"
 )
 
 // EnvDir names the environment variable that overrides the schema directory.
@@ -55,7 +56,7 @@ const EnvDir = "SPECTER_MCP_SCHEMA_DIR"
 func Dir() (string, error) {
 	dir := os.Getenv(EnvDir)
 	if dir == "" {
-		root, err := moduleRoot()
+		root, err := module.Root()
 		if err != nil {
 			return "", err
 		}
@@ -73,25 +74,6 @@ func Dir() (string, error) {
 		return "", fmt.Errorf("wire: schema directory %s is not a directory", dir)
 	}
 	return dir, nil
-}
-
-// moduleRoot returns the nearest directory at or above the working
-// directory that contains a go.mod file.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("wire: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("wire: no go.mod found above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // versionRE matches protocol version names; checking it keeps a version
