@@ -2,6 +2,7 @@ package specter
 
 import (
 	"encoding/json"
+	"maps"
 	"net/http"
 	"slices"
 	"sync"
@@ -41,11 +42,7 @@ func (ls *listeners) remove(l *listener) {
 func (ls *listeners) all() []*listener {
 	ls.mu.RLock()
 	defer ls.mu.RUnlock()
-	out := make([]*listener, 0, len(ls.m))
-	for l := range ls.m {
-		out = append(out, l)
-	}
-	return out
+	return slices.Collect(maps.Keys(ls.m))
 }
 
 // Listeners returns the number of open subscriptions/listen streams.

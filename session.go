@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -405,11 +407,7 @@ func (t *sessionTable) remove(id string) {
 func (t *sessionTable) all() []*session {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	out := make([]*session, 0, len(t.m))
-	for _, s := range t.m {
-		out = append(out, s)
-	}
-	return out
+	return slices.Collect(maps.Values(t.m))
 }
 
 func (t *sessionTable) len() int {

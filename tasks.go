@@ -5,7 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -212,11 +214,7 @@ func (tt *taskTable) get(id, principal string) *task {
 func (tt *taskTable) all() []*task {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	out := make([]*task, 0, len(tt.m))
-	for _, t := range tt.m {
-		out = append(out, t)
-	}
-	return out
+	return slices.Collect(maps.Values(tt.m))
 }
 
 func newTaskID() string {
