@@ -64,6 +64,17 @@ func newCluster(t *testing.T, redis *redistest.Server, n int, extra func(*specte
 	return nodes
 }
 
+// join opens a session on n with a client of the session era.
+func join(t *testing.T, n *node) *mcptest.Client {
+	t.Helper()
+	c := mcptest.NewClient(n.url)
+	c.HTTP = n.srv.Client()
+	if _, err := c.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // on returns a schema-checked client of the session, pointed at n.
 func on(t *testing.T, base *mcptest.Client, n *node) *mcptest.Client {
 	c := mcptest.NewClient(n.url)
@@ -76,11 +87,7 @@ func on(t *testing.T, base *mcptest.Client, n *node) *mcptest.Client {
 func TestClusterSessionMovesBetweenNodes(t *testing.T) {
 	redis := redistest.Start(t)
 	nodes := newCluster(t, redis, 2, nil)
-	a := mcptest.NewClient(nodes[0].url)
-	a.HTTP = nodes[0].srv.Client()
-	if _, err := a.Initialize(ctx(t), "2025-11-25"); err != nil {
-		t.Fatal(err)
-	}
+	a := join(t, nodes[0])
 	b := on(t, a, nodes[1])
 	if res, _, err := b.CallTool(ctx(t), "test_simple_text", nil); err != nil || res.IsError {
 		t.Fatalf("a session created on A, used on B: %+v %v", res, err)
@@ -103,11 +110,7 @@ func TestClusterSessionMovesBetweenNodes(t *testing.T) {
 func TestClusterResumeOnAnotherNode(t *testing.T) {
 	redis := redistest.Start(t)
 	nodes := newCluster(t, redis, 2, nil)
-	a := mcptest.NewClient(nodes[0].url)
-	a.HTTP = nodes[0].srv.Client()
-	if _, err := a.Initialize(ctx(t), "2025-11-25"); err != nil {
-		t.Fatal(err)
-	}
+	a := join(t, nodes[0])
 	resp, err := a.Call(ctx(t), "tools/call", map[string]any{"name": "test_reconnection"})
 	if !errors.Is(err, mcptest.ErrStreamEnded) {
 		t.Fatalf("no early close: %v", err)
@@ -187,11 +190,7 @@ func TestClusterDropAndResumeAnywhere(t *testing.T) {
 	redis := redistest.Start(t)
 	nodes := newCluster(t, redis, 2, streamer)
 	rng := rand.New(rand.NewPCG(1, 2))
-	base := mcptest.NewClient(nodes[0].url)
-	base.HTTP = nodes[0].srv.Client()
-	if _, err := base.Initialize(ctx(t), "2025-11-25"); err != nil {
-		t.Fatal(err)
-	}
+	base := join(t, nodes[0])
 	for run := range 200 {
 		got, err := dropAndResume(t, base, nodes, rng, run)
 		if err != nil {
@@ -285,11 +284,7 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 func TestClusterSurvivesRedisOutage(t *testing.T) {
 	redis := redistest.Start(t)
 	nodes := newCluster(t, redis, 2, nil)
-	c := mcptest.NewClient(nodes[0].url)
-	c.HTTP = nodes[0].srv.Client()
-	if _, err := c.Initialize(ctx(t), "2025-11-25"); err != nil {
-		t.Fatal(err)
-	}
+	c := join(t, nodes[0])
 	redis.Stop()
 	resp, err := c.Call(ctx(t), "tools/list", nil)
 	if err != nil || resp.Status != http.StatusServiceUnavailable || resp.Error == nil || !strings.Contains(resp.Error.Message, "unreachable") {
