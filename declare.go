@@ -93,7 +93,7 @@ func newDeclaration(k kind, name string, opts []Option) (*declaration, error) {
 	for _, o := range opts {
 		switch o := o.(type) {
 		case DeclOption:
-			o(d)
+			o.apply(d)
 		case SharedOption:
 			o.decl(d)
 		case params.Field:

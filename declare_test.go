@@ -56,7 +56,6 @@ func TestDeclarationErrorsNameTheDeclaration(t *testing.T) {
 		{"tool name too long", func() { r.Tool(strings.Repeat("a", 129), nop, Description("x")) }, "1 to 128 characters"},
 		{"missing description", func() { r.Tool("nodesc", nop) }, "a description is required"},
 		{"nil handler", func() { r.Tool("nilh", nil, Description("x")) }, "the handler is nil"},
-		{"unknown option", func() { r.Tool("opt", nop, Description("x"), 42) }, "int is not a declaration option"},
 		{"bad template", func() { r.Resource("app://x/{id", nop, Description("x")) }, "invalid URI template"},
 		{"resource without scheme", func() { r.Resource("just-a-name", nop, Description("x")) }, "no scheme"},
 		{"integer prompt argument", func() { r.Prompt("p", nop, Description("x"), params.Integer("n")) }, "prompt arguments are strings"},

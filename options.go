@@ -4,17 +4,29 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/option"
 	"github.com/specter-mcp/specter/mcp"
 )
 
 // Option configures a tool, prompt or resource declaration. The options of
 // this package (Description, Title, ReadOnly, Complete, …) are Options, and
-// so is every params.Field: a field declares a parameter. Anything else
-// makes the declaration fail.
-type Option interface{}
+// so is every params.Field: a field declares a parameter. The set is
+// closed: a params.Option such as params.Description configures a field,
+// not a declaration, and passing one to r.Tool does not compile.
+type Option interface {
+	// DeclarationOption marks an Option; only this module can name the
+	// seal, so no other type can be one.
+	DeclarationOption(option.Seal)
+}
 
 // DeclOption is an Option that sets a property of a declaration.
-type DeclOption func(*declaration)
+type DeclOption struct{ apply func(*declaration) }
+
+// DeclarationOption marks d as an Option.
+func (DeclOption) DeclarationOption(option.Seal) {}
+
+// declOption wraps a setter as a DeclOption.
+func declOption(f func(*declaration)) DeclOption { return DeclOption{apply: f} }
 
 // SharedOption configures a declaration or, given to NewRouter, the server.
 type SharedOption struct {
@@ -23,6 +35,9 @@ type SharedOption struct {
 }
 
 func (o SharedOption) applyRouter(r *Router) { o.router(r) }
+
+// DeclarationOption marks o as an Option.
+func (SharedOption) DeclarationOption(option.Seal) {}
 
 // Description sets what a tool, prompt or resource does (for the LLM), or,
 // given to NewRouter, what the server is.
@@ -50,13 +65,19 @@ func Icons(icons ...mcp.Icon) SharedOption {
 }
 
 // Meta sets the _meta object of a declaration.
-func Meta(meta mcp.Meta) DeclOption { return func(d *declaration) { d.meta = meta } }
+func Meta(meta mcp.Meta) DeclOption {
+	return declOption(func(d *declaration) { d.meta = meta })
+}
 
 // Name sets a resource's name (default: its URI or template).
-func Name(s string) DeclOption { return func(d *declaration) { d.resourceName = s } }
+func Name(s string) DeclOption {
+	return declOption(func(d *declaration) { d.resourceName = s })
+}
 
 // MIMEType sets a resource's MIME type.
-func MIMEType(s string) DeclOption { return func(d *declaration) { d.mimeType = s } }
+func MIMEType(s string) DeclOption {
+	return declOption(func(d *declaration) { d.mimeType = s })
+}
 
 // ReadOnly hints that a tool does not change its environment.
 func ReadOnly() DeclOption {
@@ -82,41 +103,43 @@ func OpenWorld(v bool) DeclOption {
 }
 
 func hint(set func(*mcp.ToolAnnotations, *bool), v bool) DeclOption {
-	return func(d *declaration) {
+	return declOption(func(d *declaration) {
 		if d.annotations == nil {
 			d.annotations = &mcp.ToolAnnotations{}
 		}
 		set(d.annotations, &v)
-	}
+	})
 }
 
 // InputSchema gives a tool a raw JSON Schema instead of params fields. It is
 // served verbatim and enforced with a JSON Schema validator.
 func InputSchema(schema json.RawMessage) DeclOption {
-	return func(d *declaration) { d.rawInput = schema }
+	return declOption(func(d *declaration) { d.rawInput = schema })
 }
 
 // OutputSchema declares the JSON Schema of a tool's structuredContent.
 // Clients then expect every successful result to carry structuredContent.
 func OutputSchema(schema json.RawMessage) DeclOption {
-	return func(d *declaration) { d.outputSchema = schema }
+	return declOption(func(d *declaration) { d.outputSchema = schema })
 }
 
 // Complete attaches a completion provider to a prompt argument or a
 // resource template variable. Enum params complete by themselves.
 func Complete(argument string, c Completer) DeclOption {
-	return func(d *declaration) {
+	return declOption(func(d *declaration) {
 		if d.completers == nil {
 			d.completers = map[string]Completer{}
 		}
 		d.completers[argument] = c
-	}
+	})
 }
 
 // List makes a resource template enumerable in resources/list: h returns
 // the current page as []mcp.Resource, reads the page's cursor with
 // req.Cursor() and sets the next one with c.PutNextCursor.
-func List(h Handler) DeclOption { return func(d *declaration) { d.list = h } }
+func List(h Handler) DeclOption {
+	return declOption(func(d *declaration) { d.list = h })
+}
 
 // Cache sets the caching hints (2026-07-28 ttlMs and cacheScope) of a
 // resource's reads or, given to NewRouter, of discovery and every list

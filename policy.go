@@ -13,14 +13,14 @@ import (
 // or notification, and using it answers 403 with a WWW-Authenticate
 // challenge naming the scopes, so the client can ask for them (step-up).
 func Scopes(scopes ...string) DeclOption {
-	return func(d *declaration) { d.scopes = append(d.scopes, scopes...) }
+	return declOption(func(d *declaration) { d.scopes = append(d.scopes, scopes...) })
 }
 
 // Policy makes a tool, prompt or resource available only to callers for
 // whom allow returns true (allow receives nil for anonymous callers).
 // Like Scopes, it hides the item and refuses its use with 403.
 func Policy(allow func(caller *principal.Principal) bool) DeclOption {
-	return func(d *declaration) { d.policy = allow }
+	return declOption(func(d *declaration) { d.policy = allow })
 }
 
 // permits reports whether the caller meets the declaration's scopes and

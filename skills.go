@@ -151,7 +151,7 @@ func (d *declaration) skillOptions(opts []Option) error {
 	for _, o := range opts {
 		switch o := o.(type) {
 		case DeclOption:
-			o(probe)
+			o.apply(probe)
 		case SharedOption:
 			o.decl(probe)
 		case nil:

@@ -39,7 +39,9 @@ const (
 // extension: the client gets a task id at once and polls tasks/get; input
 // the work asks for (Elicit, Sample, ListRoots) is requested through the
 // task and answered with tasks/update.
-func Tasks(support TaskSupport) DeclOption { return func(d *declaration) { d.tasks = support } }
+func Tasks(support TaskSupport) DeclOption {
+	return declOption(func(d *declaration) { d.tasks = support })
+}
 
 // Task statuses.
 const (

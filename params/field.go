@@ -1,5 +1,7 @@
 package params
 
+import "github.com/specter-mcp/specter/internal/option"
+
 // Field declares one parameter. Build it with [String], [Integer], [Number],
 // [Boolean], [Enum], [Array] or [Object] and pass it to [New]. A Field is an
 // inert description: nothing is checked until [New] compiles it.
@@ -122,3 +124,7 @@ func Validate(tags string) Option {
 func Header(name string) Option {
 	return func(f *Field) { f.header = name }
 }
+
+// DeclarationOption makes a Field an option of specter's declarations
+// (r.Tool, r.Prompt): a field given there declares a parameter.
+func (Field) DeclarationOption(option.Seal) {}
