@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -19,18 +21,50 @@ type scope struct {
 	instructions *string
 	principal    string
 	caller       *principal.Principal // from authentication middleware, if any
-	tools        map[string]struct{}  // nil: every tool
-	prompts      map[string]struct{}
-	resources    map[string]struct{}
+	tools        names
+	prompts      names
+	resources    names
 }
 
-func (s *scope) filtered() bool { return s.tools != nil || s.prompts != nil || s.resources != nil }
+// names is one kind's allow-list (nil: everything) and deny-list.
+type names struct{ allow, deny map[string]struct{} }
+
+func (n names) filtered() bool { return n.allow != nil || n.deny != nil }
+
+// permits reports whether any of keys (a name, or a resource's URI and
+// patterns) is allowed and none is hidden.
+func (n names) permits(keys ...string) bool {
+	allowed := n.allow == nil
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		if _, ok := n.deny[k]; ok {
+			return false
+		}
+		if _, ok := n.allow[k]; ok {
+			allowed = true
+		}
+	}
+	return allowed
+}
+
+func (s *scope) filtered() bool {
+	return s.tools.filtered() || s.prompts.filtered() || s.resources.filtered()
+}
 
 // Context is the per-request context handed to connect and to handlers.
 // It carries the caller's assigns and allow-lists, the HTTP request, and
 // the request's Stream back to the client.
+//
+// A Context is a context.Context: pass it to anything that takes one. It
+// ends when the client cancels the request, the session ends or the
+// router shuts down; not when the connection drops in a session, since
+// the client may resume. On the 2026-07-28 wire, closing the request's
+// stream ends it.
 type Context struct {
 	ctx     context.Context
+	r       *Router
 	echo    echo.Context
 	http    *http.Request
 	scope   *scope
@@ -38,15 +72,22 @@ type Context struct {
 	req     *Request
 	sess    *session
 	stream  *Stream
-	async   func(ctx context.Context, s *Stream) Result
 	next    string
 	hasNext bool
 }
 
-// Context returns the request's context.Context. It ends when the client
-// cancels the request, the session ends, or the router shuts down; not
-// when the connection drops, since the client may resume.
-func (c *Context) Context() context.Context { return c.ctx }
+// Deadline implements context.Context.
+func (c *Context) Deadline() (time.Time, bool) { return c.ctx.Deadline() }
+
+// Done implements context.Context.
+func (c *Context) Done() <-chan struct{} { return c.ctx.Done() }
+
+// Err implements context.Context.
+func (c *Context) Err() error { return c.ctx.Err() }
+
+// Value implements context.Context: values of the HTTP request's context
+// (those Echo and net/http middleware put there) are found here.
+func (c *Context) Value(key any) any { return c.ctx.Value(key) }
 
 // Echo returns the Echo context of the HTTP request, or nil when the
 // router is served as a plain http.Handler.
@@ -73,15 +114,12 @@ func (c *Context) writable() *scope {
 	return c.scope
 }
 
-// Assign stores a value for later steps of this request (connect assigns
-// the user; handlers read it with Get).
+// Assign stores a value for later steps of this request: connect assigns
+// the user, handlers read it with Assigned.
 func (c *Context) Assign(key string, value any) { c.writable().assigns[key] = value }
 
-// Get returns an assigned value, or nil.
-func (c *Context) Get(key string) any { return c.scope.assigns[key] }
-
-// Get returns the value assigned under key if it has type T.
-func Get[T any](c *Context, key string) (T, bool) {
+// Assigned returns the value assigned under key if there is one of type T.
+func Assigned[T any](c *Context, key string) (T, bool) {
 	v, ok := c.scope.assigns[key].(T)
 	return v, ok
 }
@@ -100,22 +138,51 @@ func (c *Context) Caller() *principal.Principal { return c.scope.caller }
 // PutInstructions sets the instructions this caller receives at initialize.
 func (c *Context) PutInstructions(s string) { c.writable().instructions = &s }
 
-// PutTools allows this caller only the named tools: the others are absent
-// from tools/list and calling them fails exactly like an unknown tool.
-func (c *Context) PutTools(names ...string) { c.writable().tools = set(names) }
+// AllowTools allows this caller only the named tools: the others are
+// absent from tools/list and calling them fails exactly like calling an
+// unknown tool. A name no tool is declared under is logged once, as a
+// warning: it is most likely a typo that hides a tool.
+func (c *Context) AllowTools(names ...string) {
+	c.writable().tools.allow = c.declaredSet(kindTool, names)
+}
 
-// PutPrompts allows this caller only the named prompts.
-func (c *Context) PutPrompts(names ...string) { c.writable().prompts = set(names) }
+// HideTools hides the named tools from this caller, as AllowTools hides
+// the tools it does not name; the rest stay visible.
+func (c *Context) HideTools(names ...string) {
+	c.writable().tools.deny = c.declaredSet(kindTool, names)
+}
 
-// PutResources allows this caller only the given resources, named by URI
-// or by template as declared. A skill is named by the URI of its SKILL.md,
-// which allows every file of the skill.
-func (c *Context) PutResources(patterns ...string) { c.writable().resources = set(patterns) }
+// AllowPrompts allows this caller only the named prompts.
+func (c *Context) AllowPrompts(names ...string) {
+	c.writable().prompts.allow = c.declaredSet(kindPrompt, names)
+}
 
-func set(names []string) map[string]struct{} {
-	m := make(map[string]struct{}, len(names))
-	for _, n := range names {
+// HidePrompts hides the named prompts from this caller.
+func (c *Context) HidePrompts(names ...string) {
+	c.writable().prompts.deny = c.declaredSet(kindPrompt, names)
+}
+
+// AllowResources allows this caller only the given resources, named by
+// URI or by template as declared. A skill is named by the URI of its
+// SKILL.md, which allows every file of the skill.
+func (c *Context) AllowResources(patterns ...string) {
+	c.writable().resources.allow = c.declaredSet(kindResource, patterns)
+}
+
+// HideResources hides the given resources, named as for AllowResources.
+func (c *Context) HideResources(patterns ...string) {
+	c.writable().resources.deny = c.declaredSet(kindResource, patterns)
+}
+
+// declaredSet makes a set of names, warning once about each name that no
+// declaration of kind k answers to.
+func (c *Context) declaredSet(k kind, list []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(list))
+	for _, n := range list {
 		m[n] = struct{}{}
+		if c.r != nil && !c.r.catalog.Load().declares(k, n) {
+			c.r.warnUndeclared(k, n)
+		}
 	}
 	return m
 }
@@ -134,11 +201,6 @@ func (c *Context) Session() *Session {
 // Stream returns the request's stream back to the client.
 func (c *Context) Stream() *Stream { return c.stream }
 
-// Async runs work on its own goroutine after the handler returns NoReply.
-// The work may stream progress, logs and server-to-client requests through
-// s; the Result it returns is the request's final reply.
-func (c *Context) Async(work func(ctx context.Context, s *Stream) Result) { c.async = work }
-
 // Progress reports progress on the request (see Stream.Progress).
 func (c *Context) Progress(progress, total float64, message string) error {
 	return c.stream.Progress(progress, total, message)
@@ -147,25 +209,27 @@ func (c *Context) Progress(progress, total float64, message string) error {
 // Log sends a log message to the client (see Stream.Log).
 func (c *Context) Log(level mcp.LoggingLevel, data any) error { return c.stream.Log(level, data) }
 
-// Elicit asks the user for input (see Stream.Elicit).
-func (c *Context) Elicit(ctx context.Context, message string, schema any, opts ...InputOption) (*mcp.ElicitResult, error) {
-	return c.stream.Elicit(ctx, message, schema, opts...)
+// Elicit asks the user for input matching schema (see Stream.Elicit).
+func (c *Context) Elicit(message string, schema *params.Schema, opts ...InputOption) (Params, ElicitAction, error) {
+	return c.stream.Elicit(message, schema, opts...)
 }
 
 // ElicitURL asks the user to visit url (see Stream.ElicitURL).
-func (c *Context) ElicitURL(ctx context.Context, message, url, elicitationID string, opts ...InputOption) (*mcp.ElicitResult, error) {
-	return c.stream.ElicitURL(ctx, message, url, elicitationID, opts...)
+func (c *Context) ElicitURL(message, url, elicitationID string, opts ...InputOption) (ElicitAction, error) {
+	return c.stream.ElicitURL(message, url, elicitationID, opts...)
 }
 
 // Sample asks the client's LLM for a message (see Stream.Sample).
-func (c *Context) Sample(ctx context.Context, p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
-	return c.stream.Sample(ctx, p, opts...)
+func (c *Context) Sample(p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
+	return c.stream.Sample(p, opts...)
 }
 
 // ListRoots asks the client for its roots (see Stream.ListRoots).
-func (c *Context) ListRoots(ctx context.Context, opts ...InputOption) ([]mcp.Root, error) {
-	return c.stream.ListRoots(ctx, opts...)
+func (c *Context) ListRoots(opts ...InputOption) ([]mcp.Root, error) {
+	return c.stream.ListRoots(opts...)
 }
+
+func (c *Context) asker() *Stream { return c.stream }
 
 // Session is an MCP session as handlers see it: an id, and data that
 // lives as long as the session. The data is shared by every node of a
@@ -178,8 +242,9 @@ func (s *Session) ID() string { return s.s.id }
 // Principal returns the caller that created the session, or "".
 func (s *Session) Principal() string { return s.s.principal }
 
-// Set stores value (anything that encodes to JSON) under key.
-func (s *Session) Set(key string, value any) error {
+// Store stores value (anything that encodes to JSON) under key, for every
+// node of the deployment.
+func (s *Session) Store(key string, value any) error {
 	raw, err := json.Marshal(value)
 	if err != nil {
 		return fmt.Errorf("specter: session data %q: %w", key, err)
@@ -196,9 +261,9 @@ func (s *Session) Set(key string, value any) error {
 	return nil
 }
 
-// Get decodes the value stored under key into dst and reports whether
+// Load decodes the value stored under key into dst and reports whether
 // there was one.
-func (s *Session) Get(key string, dst any) (bool, error) {
+func (s *Session) Load(key string, dst any) (bool, error) {
 	s.s.mu.Lock()
 	raw, ok := s.s.data[key]
 	s.s.mu.Unlock()

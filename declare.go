@@ -272,6 +272,42 @@ func (c *catalog) resourceFor(uri string) (*declaration, map[string]any) {
 	return nil, nil
 }
 
+// declares reports whether a declaration of kind k answers to name: a tool
+// or prompt name, or a resource URI or pattern (either syntax).
+func (c *catalog) declares(k kind, name string) bool {
+	switch k {
+	case kindTool:
+		return c.byTool[name] != nil
+	case kindPrompt:
+		return c.byPrompt[name] != nil
+	}
+	if c.byURI[name] != nil {
+		return true
+	}
+	if d, _ := c.resourceFor(name); d != nil {
+		return true
+	}
+	p, err := compilePattern(name)
+	return err == nil && c.byURI[p.template] != nil
+}
+
+// maxWarned bounds the names warnUndeclared remembers.
+const maxWarned = 1024
+
+// warnUndeclared logs, once per name, that connect named a declaration
+// that does not exist: usually a typo that hides an item from everyone.
+func (r *Router) warnUndeclared(k kind, name string) {
+	key := k.String() + " " + name
+	if _, seen := r.warned.Load(key); seen || r.nwarned.Load() >= maxWarned {
+		return
+	}
+	if _, dup := r.warned.LoadOrStore(key, struct{}{}); dup {
+		return
+	}
+	r.nwarned.Add(1)
+	r.log.Warn().Str("kind", k.String()).Str("name", name).Msg("mcp connect names a " + k.String() + " that is not declared; a typo hides it from this caller")
+}
+
 func (r *Router) add(d *declaration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
+	"github.com/specter-mcp/specter/params"
 )
 
 // One handler answers both protocol eras: in a session Elicit sends
@@ -20,13 +21,13 @@ import (
 // runs the handler again with the answer.
 func ExampleContext_Elicit() {
 	r := specter.NewRouter("greeter", "1.0.0", specter.Logger(zerolog.Nop()))
-	name := json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)
+	name := params.Must(params.Raw([]byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)))
 	r.Tool("greet", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		res, err := c.Elicit(c.Context(), "What is your name?", name, specter.InputKey("who"))
+		res, _, err := c.Elicit("What is your name?", name, specter.InputKey("who"))
 		if err != nil {
 			return specter.Error(err) // ErrInputRequired on the 2026-07-28 wire
 		}
-		return specter.Reply("Hello, " + res.Content["name"].(string) + "!")
+		return specter.Reply("Hello, " + res["name"].(string) + "!")
 	}, specter.Description("Greets the user by name"))
 	srv := httptest.NewServer(r.Handler())
 	defer srv.Close()

@@ -67,17 +67,16 @@ func ExampleTool() {
 	// {"deep":false,"id":"0b6c4a6e-5d6a-4c43-9d2f-1c6c2a6f9d10"}
 }
 
-func ExampleContext_Async() {
+func ExampleNoReply() {
 	r := specter.NewRouter("jobs", "1.0.0", specter.Logger(zerolog.Nop()))
 	r.Tool("build", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		c.Async(func(ctx context.Context, s *specter.Stream) specter.Result {
+		return specter.NoReply(func(s *specter.Stream) specter.Result {
 			for step := 1; step <= 3; step++ {
 				_ = s.Progress(float64(step), 3, fmt.Sprintf("step %d", step))
 				time.Sleep(10 * time.Millisecond)
 			}
 			return specter.Reply("built")
 		})
-		return specter.NoReply()
 	}, specter.Description("Build the project"))
 
 	c, stop := serve(r)
@@ -105,7 +104,7 @@ func ExampleRouter_Connect() {
 		switch c.HTTPRequest().Header.Get("Authorization") {
 		case "Bearer basic-key":
 			c.SetPrincipal("user-1")
-			c.PutTools("search") // export is hidden from this caller, and refused
+			c.AllowTools("search") // export is hidden from this caller, and refused
 		case "Bearer ultra-key":
 			c.SetPrincipal("user-2")
 		default:

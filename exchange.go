@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"time"
 
 	"github.com/specter-mcp/specter/backplane"
@@ -50,8 +51,8 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
-	c := &Context{ctx: ctx, echo: conn.echo, http: conn.http, scope: conn.scope, shared: true, req: req, sess: sess}
-	c.stream = &Stream{ob: ob, sess: sess, req: req}
+	c := &Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, scope: conn.scope, shared: true, req: req, sess: sess}
+	c.stream = &Stream{ctx: ctx, ob: ob, sess: sess, req: req}
 	x := &exchange{r: r, cat: r.catalog.Load(), c: c, sess: sess, ob: ob, start: time.Now()}
 	lookup := handlers.Lookup
 	if sess == nil {
@@ -188,25 +189,21 @@ func (x *exchange) invoke(d *declaration, args json.RawMessage) Result {
 	return safely(func() Result { return d.call(args, x.c.req, x.c) })
 }
 
-// run invokes d and shapes its result, starting Async work for NoReply.
+// run invokes d and shapes its result, starting NoReply's work.
 func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Reply {
 	res := x.invoke(d, args)
 	if res.kind != resultNoReply {
 		return x.finish(d, res)
 	}
-	work := x.c.async
-	if work == nil {
-		return handlers.Fail(x.internal(fmt.Errorf("%s %q returned NoReply without starting work with Context.Async", d.kind, d.name)))
-	}
 	if d.tasks != TaskNone && x.tasksDeclared() {
-		return x.startTask(d, work)
+		return x.startTask(d, res.work)
 	}
 	x.r.work.Add(1)
 	go func() {
 		defer x.r.work.Done()
-		res := safely(func() Result { return work(x.c.ctx, x.c.stream) })
+		res := safely(func() Result { return res.work(x.c.stream) })
 		if res.kind == resultNoReply {
-			res = Error(fmt.Errorf("%s %q: Async work returned NoReply; it must return the final reply", d.kind, d.name))
+			res = Error(fmt.Errorf("%s %q: the work of NoReply returned NoReply; it must return the final reply", d.kind, d.name))
 		}
 		x.respond(x.finish(d, res), true)
 	}()
@@ -281,10 +278,15 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := x.r.capabilities()
-	caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
+	// Declaring an extension commits the server to its methods: a server
+	// with no task tool or no skill has nothing to serve through them.
+	if slices.ContainsFunc(x.cat.tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
+		caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
+	}
 	if len(x.cat.skills) > 0 {
-		// Declaring the extension commits the server to its methods; a
-		// server with no skill has nothing to serve through them.
+		if caps.Extensions == nil {
+			caps.Extensions = map[string]json.RawMessage{}
+		}
 		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
 	}
 	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
@@ -371,6 +373,9 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 	c := *x.c
 	c.req, c.next, c.hasNext = &req, "", false
 	res := safely(func() Result { return d.list(nil, &req, &c) })
+	if res.kind == resultNoReply {
+		res = Error(fmt.Errorf("List handlers answer with Reply, not NoReply"))
+	}
 	if res.kind == resultError {
 		var je *jsonrpc.Error
 		if errors.As(res.err, &je) {
@@ -460,34 +465,12 @@ func (x *exchange) visible(d *declaration) bool {
 	return ok
 }
 
-func (s *scope) allowsTool(name string) bool {
-	if s.tools == nil {
-		return true
-	}
-	_, ok := s.tools[name]
-	return ok
-}
+func (s *scope) allowsTool(name string) bool { return s.tools.permits(name) }
 
-func (s *scope) allowsPrompt(name string) bool {
-	if s.prompts == nil {
-		return true
-	}
-	_, ok := s.prompts[name]
-	return ok
-}
+func (s *scope) allowsPrompt(name string) bool { return s.prompts.permits(name) }
 
-// allowsResource: a resource is allowed by its URI, or by its declaration
+// allowsResource: a resource is named by its URI, or by its declaration
 // (pattern as written or as RFC 6570 template).
 func (s *scope) allowsResource(d *declaration, uri string) bool {
-	if s.resources == nil {
-		return true
-	}
-	if _, ok := s.resources[d.name]; ok {
-		return true
-	}
-	if _, ok := s.resources[d.pattern.template]; ok {
-		return true
-	}
-	_, ok := s.resources[uri]
-	return ok && uri != ""
+	return s.resources.permits(d.name, d.pattern.template, uri)
 }

@@ -35,6 +35,26 @@ func TestMisuseDoesNotCompile(t *testing.T) {
 			"does not implement Option",
 		},
 		{
+			"work started beside a reply (Async is gone: the work is NoReply's)",
+			`func misuse(c *Context) Result { c.Async(nil); return Reply("x") }`,
+			"c.Async undefined",
+		},
+		{
+			"a promise of a reply without the work",
+			`func misuse() Result { return NoReply() }`,
+			"not enough arguments in call to NoReply",
+		},
+		{
+			"a context passed to a method that is one",
+			`func misuse(c *Context) { _, _ = c.ListRoots(c.Context()) }`,
+			"c.Context undefined",
+		},
+		{
+			"an elicitation schema given as raw JSON",
+			`func misuse(c *Context) { _, _, _ = c.Elicit("?", []byte("{}")) }`,
+			"cannot use []byte",
+		},
+		{
 			"a declaration option given to the router",
 			`func misuse() { NewRouter("a", "1", ReadOnly()) }`,
 			"does not implement RouterOption",

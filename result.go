@@ -22,6 +22,7 @@ type Result struct {
 	kind  resultKind
 	value any
 	err   error
+	work  func(*Stream) Result // NoReply's
 }
 
 // Reply answers now with v. For a tool, a string becomes text content;
@@ -38,9 +39,23 @@ func Reply(v any) Result {
 	return Result{kind: resultReply, value: v}
 }
 
-// NoReply says the answer will come later, from the work started with
-// Context.Async, on the request's event stream.
-func NoReply() Result { return Result{kind: resultNoReply} }
+// NoReply answers later: work runs on its own goroutine once the handler
+// has returned, may stream progress, logs and server-to-client requests
+// through s, and the Result it returns is the request's final reply. The
+// work and the promise of a reply are one value, so neither can be
+// forgotten. When the client declared the tasks extension and the tool
+// supports tasks (Tasks), the work runs as a task the client polls.
+//
+//	return specter.NoReply(func(s *specter.Stream) specter.Result {
+//		s.Progress(1, 2, "working")
+//		return specter.Reply(doWork(s))
+//	})
+func NoReply(work func(s *Stream) Result) Result {
+	if work == nil {
+		return Error(errors.New("specter: NoReply(nil): NoReply needs the work that produces the reply"))
+	}
+	return Result{kind: resultNoReply, work: work}
+}
 
 // Error fails the request. A *ToolError (and a params validation error)
 // becomes a tool result with isError, which the LLM reads; any other error

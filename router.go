@@ -44,6 +44,9 @@ type Router struct {
 	wakes       wakeups
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
+
+	warned  sync.Map // connect named these undeclared items; warned once
+	nwarned atomic.Int32
 }
 
 type config struct {
@@ -220,8 +223,8 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 
 // Connect sets the function that runs on every MCP request before it is
 // dispatched (after any Echo middleware): it authenticates the caller and
-// decides what the caller may see, with Assign, SetPrincipal, PutTools,
-// PutPrompts, PutResources and PutInstructions. Returning Unauthorized or
+// decides what the caller may see, with Assign, SetPrincipal, AllowTools,
+// AllowPrompts, AllowResources and PutInstructions. Returning Unauthorized or
 // Forbidden refuses the request with 401 or 403; any other error refuses
 // it with a JSON-RPC internal error.
 func (r *Router) Connect(f func(c *Context) error) { r.connect = f }

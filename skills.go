@@ -75,7 +75,7 @@ type skill struct {
 // the skill.
 //
 // Scopes, Policy, Cache, Title, Icons and Meta apply. Connect allows a
-// skill with PutResources("skill://<name>/SKILL.md"); a skill hidden from
+// skill with AllowResources("skill://<name>/SKILL.md"); a skill hidden from
 // a caller is absent from its lists and unknown to skills/get and
 // directory reads. RemoveResource with that URI removes the skill.
 func (r *Router) Skill(fsys fs.FS, opts ...Option) {

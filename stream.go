@@ -4,22 +4,42 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/params"
 )
 
 // Stream is the channel from a running request back to the client: the
 // request's own SSE stream. Progress, logs and server-to-client requests
 // sent through it reach the client before the final reply; if the client's
 // connection drops, they are kept for it to resume.
+//
+// A Stream is a context.Context, the context of the work it belongs to:
+// pass it to anything that takes one.
 type Stream struct {
+	ctx  context.Context
 	ob   *outbox
 	sess *session
 	req  *Request
 	task *task // set while the work runs as a task
 }
+
+// Deadline implements context.Context.
+func (s *Stream) Deadline() (time.Time, bool) { return s.ctx.Deadline() }
+
+// Done implements context.Context.
+func (s *Stream) Done() <-chan struct{} { return s.ctx.Done() }
+
+// Err implements context.Context.
+func (s *Stream) Err() error { return s.ctx.Err() }
+
+// Value implements context.Context.
+func (s *Stream) Value(key any) any { return s.ctx.Value(key) }
+
+func (s *Stream) asker() *Stream { return s }
 
 func (s *Stream) sendNotification(method string, params any) error {
 	p, err := json.Marshal(params)
@@ -65,19 +85,51 @@ func (s *Stream) Notify(method string, params any) error { return s.sendNotifica
 // to avoid holding connections open (SSE polling, MCP 2025-11-25).
 func (s *Stream) CloseSSE() { s.ob.closeConn() }
 
-// Elicit asks the user, through the client, for input matching schema (a
-// flat JSON Schema object: a json.RawMessage, or any value that encodes to
-// one). It waits for the answer or for ctx to end.
-func (s *Stream) Elicit(ctx context.Context, message string, schema any, opts ...InputOption) (*mcp.ElicitResult, error) {
-	if !s.req.ClientCapabilities.Elicitation.SupportsForm() {
-		return nil, &CapabilityError{Capability: "elicitation", Method: handlers.MethodElicit}
+// Elicit asks the user, through the client, for input matching schema,
+// and returns the answer validated by that schema, with its defaults, when
+// the user accepted. An answer that does not match the schema is an error
+// wrapping a *params.ValidationError (returned as the tool's error, the
+// model reads what was wrong). The schema must describe a flat object of
+// strings, numbers, integers, booleans and enums, as MCP elicitation
+// requires. Elicit waits for the answer, for the server-to-client request
+// deadline, or for the request to end. See Elicit (the function) for a
+// struct instead of a schema, and ErrInputRequired for the 2026-07-28 wire.
+//
+// The answer is the client's word: it proves what the client sent, not
+// that a person saw the question. Do not treat it as a confirmation an
+// attacker could not forge.
+func (s *Stream) Elicit(message string, schema *params.Schema, opts ...InputOption) (Params, ElicitAction, error) {
+	if err := checkElicitSchema(schema); err != nil {
+		return nil, "", err
 	}
-	raw, err := marshalJSON(schema)
+	ans, err := s.elicitForm(message, schema.JSON(), opts)
+	if err != nil || ans.Action != ElicitAccept {
+		return nil, ans.Action, err
+	}
+	vals, err := schema.Validate(ans.Content)
 	if err != nil {
-		return nil, fmt.Errorf("specter: encode elicitation schema: %w", err)
+		return nil, ElicitAccept, answerError(err)
 	}
-	var res mcp.ElicitResult
-	err = s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Mode: s.formMode(), Message: message, RequestedSchema: raw}, &res, validElicit(&res), opts)
+	return vals, ElicitAccept, nil
+}
+
+// elicitation is the part of an elicitation answer Elicit reads.
+type elicitation struct {
+	Action  ElicitAction    `json:"action"`
+	Content json.RawMessage `json:"content,omitempty"`
+}
+
+func (e *elicitation) valid() bool {
+	return e.Action == ElicitAccept || e.Action == ElicitDecline || e.Action == ElicitCancel
+}
+
+// elicitForm asks a form-mode elicitation with a compiled schema.
+func (s *Stream) elicitForm(message string, schema json.RawMessage, opts []InputOption) (*elicitation, error) {
+	if !s.req.ClientCapabilities.Elicitation.SupportsForm() {
+		return &elicitation{}, &CapabilityError{Capability: "elicitation", Method: handlers.MethodElicit}
+	}
+	var res elicitation
+	err := s.call(handlers.MethodElicit, &mcp.ElicitParams{Mode: s.formMode(), Message: message, RequestedSchema: schema}, &res, res.valid, opts)
 	return &res, err
 }
 
@@ -89,45 +141,41 @@ func (s *Stream) formMode() string {
 	return ""
 }
 
-func validElicit(r *mcp.ElicitResult) func() bool {
-	return func() bool { return r.Action == "accept" || r.Action == "decline" || r.Action == "cancel" }
-}
-
 // ElicitURL asks the user to complete an interaction at url, out of band
-// (URL mode, MCP 2025-11-25).
-func (s *Stream) ElicitURL(ctx context.Context, message, url, elicitationID string, opts ...InputOption) (*mcp.ElicitResult, error) {
+// (URL mode, MCP 2025-11-25), and returns how the user answered.
+func (s *Stream) ElicitURL(message, url, elicitationID string, opts ...InputOption) (ElicitAction, error) {
 	if !s.req.ClientCapabilities.Elicitation.SupportsURL() {
-		return nil, &CapabilityError{Capability: "elicitation.url", Method: handlers.MethodElicit}
+		return "", &CapabilityError{Capability: "elicitation.url", Method: handlers.MethodElicit}
 	}
 	if s.req.modern != nil {
 		// 2026-07-28 dropped elicitationId: the retry itself says the
 		// interaction finished.
 		elicitationID = ""
 	}
-	var res mcp.ElicitResult
-	err := s.call(ctx, handlers.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, validElicit(&res), opts)
-	return &res, err
+	var res elicitation
+	err := s.call(handlers.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, res.valid, opts)
+	return res.Action, err
 }
 
 // Sample asks the client's LLM for a message.
-func (s *Stream) Sample(ctx context.Context, p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
+func (s *Stream) Sample(p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
 	if s.req.ClientCapabilities.Sampling == nil {
 		return nil, &CapabilityError{Capability: "sampling", Method: handlers.MethodSample}
 	}
 	var res mcp.CreateMessageResult
-	err := s.call(ctx, handlers.MethodSample, p, &res, func() bool {
+	err := s.call(handlers.MethodSample, p, &res, func() bool {
 		return (res.Role == mcp.RoleAssistant || res.Role == mcp.RoleUser) && len(res.Content) > 0
 	}, opts)
 	return &res, err
 }
 
 // ListRoots asks the client for its roots.
-func (s *Stream) ListRoots(ctx context.Context, opts ...InputOption) ([]mcp.Root, error) {
+func (s *Stream) ListRoots(opts ...InputOption) ([]mcp.Root, error) {
 	if s.req.ClientCapabilities.Roots == nil {
 		return nil, &CapabilityError{Capability: "roots", Method: handlers.MethodListRoots}
 	}
 	var res mcp.ListRootsResult
-	err := s.call(ctx, handlers.MethodListRoots, struct{}{}, &res, func() bool { return res.Roots != nil }, opts)
+	err := s.call(handlers.MethodListRoots, struct{}{}, &res, func() bool { return res.Roots != nil }, opts)
 	return res.Roots, err
 }
 
@@ -145,7 +193,8 @@ func (e *ClientError) Error() string {
 // and waits for the answer, which arrives as a POST routed by the session.
 // On the 2026-07-28 wire it takes the answer from the retried request, or
 // records the question and returns ErrInputRequired.
-func (s *Stream) call(ctx context.Context, method string, params, result any, valid func() bool, opts []InputOption) error {
+func (s *Stream) call(method string, params, result any, valid func() bool, opts []InputOption) error {
+	ctx := s.ctx
 	if m := s.req.modern; m != nil {
 		key := m.nextKey(method, opts)
 		if s.task != nil {
@@ -166,6 +215,9 @@ func (s *Stream) call(ctx context.Context, method string, params, result any, va
 		}
 		if err := json.Unmarshal(m.Result, result); err != nil {
 			return fmt.Errorf("specter: decode %s result: %w", method, err)
+		}
+		if !valid() {
+			return fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
 		}
 		return nil
 	case <-ctx.Done():

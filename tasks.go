@@ -237,7 +237,7 @@ func missingTasks() *jsonrpc.Error {
 }
 
 // startTask runs Async work as a task and answers with the task's id.
-func (x *exchange) startTask(d *declaration, work func(context.Context, *Stream) Result) handlers.Reply {
+func (x *exchange) startTask(d *declaration, work func(*Stream) Result) handlers.Reply {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(x.c.ctx))
 	now := time.Now()
 	t := &task{id: newTaskID(), principal: x.c.scope.principal, created: now, updated: now, ttl: x.r.cfg.taskTTL,
@@ -245,12 +245,12 @@ func (x *exchange) startTask(d *declaration, work func(context.Context, *Stream)
 	x.r.tasks.add(t) // pollable before the answer leaves
 	c := *x.c
 	c.ctx = ctx
-	c.stream = &Stream{ob: x.ob, req: x.c.req, task: t}
+	c.stream = &Stream{ctx: ctx, ob: x.ob, req: x.c.req, task: t}
 	x.r.work.Add(1)
 	go func() {
 		defer x.r.work.Done()
 		defer cancel()
-		res := safely(func() Result { return work(ctx, c.stream) })
+		res := safely(func() Result { return work(c.stream) })
 		tx := *x
 		tx.c = &c
 		t.finish(tx.outcome(tx.finish(d, res)))

@@ -408,7 +408,7 @@ func (s *session) ownedBy(principal string) bool { return s.principal == princip
 // runConnect runs the connect function; on refusal it writes the answer.
 func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
-	c = &Context{ctx: req.Context(), echo: ec, http: req, scope: &scope{}}
+	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, scope: &scope{}}
 	if p, ok := principal.FromContext(req.Context()); ok {
 		// Authentication middleware ran before: its caller is the
 		// principal unless connect says otherwise.

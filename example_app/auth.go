@@ -155,6 +155,6 @@ func connect(c *specter.Context) error {
 	c.Assign("user", u)
 	c.PutInstructions(fmt.Sprintf("You are helping %s, who is on the %s plan. Tools available on this plan: %s.",
 		u.Name, u.Plan, strings.Join(u.Plan.tools(), ", ")))
-	c.PutTools(u.Plan.tools()...)
+	c.AllowTools(u.Plan.tools()...)
 	return nil
 }

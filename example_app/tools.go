@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -16,8 +14,11 @@ import (
 // longTaskStep is how long each step of long_task takes.
 const longTaskStep = 200 * time.Millisecond
 
-// nameSchema is the form whoami shows the user.
-var nameSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","title":"Name","description":"What should I call you?"}},"required":["name"]}`)
+// Name is the form whoami shows the user: its tags are the requested
+// schema and the validation of the answer.
+type Name struct {
+	Name string `json:"name" title:"Name" description:"What should I call you?" validate:"required,min=1,max=100"`
+}
 
 // GetStudy is the input of the get_study tool. Its tags are the tool's
 // input schema and its validation.
@@ -70,13 +71,13 @@ func foo(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Resul
 // progress and logs on the request's event stream and then replies.
 func longTask(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 	steps := p.Int("steps")
-	c.Async(func(ctx context.Context, s *specter.Stream) specter.Result {
+	return specter.NoReply(func(s *specter.Stream) specter.Result {
 		start := time.Now()
 		tick := time.NewTicker(longTaskStep)
 		defer tick.Stop()
 		for i := 1; i <= steps; i++ {
 			select {
-			case <-ctx.Done():
+			case <-s.Done():
 				// The client cancelled or the server is shutting down.
 				return specter.Error(specter.NewToolError(fmt.Sprintf("long_task stopped after %d of %d steps", i-1, steps)))
 			case <-tick.C:
@@ -90,29 +91,28 @@ func longTask(p specter.Params, _ *specter.Request, c *specter.Context) specter.
 		}
 		return specter.Reply(map[string]any{"steps": steps, "elapsedMs": time.Since(start).Milliseconds()})
 	})
-	return specter.NoReply()
 }
 
 // whoami asks the user for their name through the client (elicitation)
 // and waits for the answer. Clients that cannot ask get the name the
 // server knows from the caller's token.
 func whoami(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-	res, err := c.Elicit(c.Context(), "What is your name?", nameSchema)
+	answer, action, err := specter.Elicit[Name](c, "What is your name?")
 	if errors.Is(err, specter.ErrCapability) {
-		u, _ := specter.Get[user](c, "user")
+		u, _ := specter.Assigned[user](c, "user")
 		return specter.Reply(fmt.Sprintf("Your client cannot ask for your name, but your token says you are %s.", u.Name))
 	}
 	if err != nil {
 		return specter.Error(err)
 	}
-	switch res.Action {
-	case "accept":
-		name, _ := res.Content["name"].(string)
-		if name = strings.TrimSpace(name); name == "" {
+	switch action {
+	case specter.ElicitAccept:
+		name := strings.TrimSpace(answer.Name)
+		if name == "" {
 			return specter.Error(specter.NewToolError("the user accepted but left the name empty"))
 		}
 		return specter.Reply(fmt.Sprintf("Hello, %s!", name))
-	case "decline":
+	case specter.ElicitDecline:
 		return specter.Reply("You prefer not to say your name. Hello anyway!")
 	}
 	return specter.Reply("You cancelled the question; no greeting then.")

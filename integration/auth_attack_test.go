@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bytes"
-	"context"
 	"crypto/rsa"
 	"crypto/x509"
 	"encoding/base64"
@@ -245,12 +244,12 @@ func TestAuthRequestStateIsBoundToThePrincipal(t *testing.T) {
 	var ran atomic.Int32
 	as := newAuthServer(t, authSetup{declare: func(r *specter.Router) {
 		r.Tool("delete_study", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-			res, err := c.Elicit(c.Context(), "Delete the study?", json.RawMessage(`{"type":"object","properties":{"sure":{"type":"boolean"}},"required":["sure"]}`))
+			_, action, err := c.Elicit("Delete the study?", params.Must(params.Raw([]byte(`{"type":"object","properties":{"sure":{"type":"boolean"}},"required":["sure"]}`))))
 			if err != nil {
 				return specter.Error(err)
 			}
 			ran.Add(1)
-			return specter.Reply(c.Principal() + " answered " + res.Action)
+			return specter.Reply(c.Principal() + " answered " + string(action))
 		}, specter.Description("Deletes a study after asking"), specter.Destructive(true))
 	}})
 	alice, mallory := as.modern(t, as.token(t, "alice", "")), as.modern(t, as.token(t, "mallory", ""))
@@ -483,7 +482,7 @@ func TestAuthClientThatNeverReads(t *testing.T) {
 		declare: func(r *specter.Router) {
 			authDeclareEcho(r)
 			r.Tool("flood", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-				c.Async(func(_ context.Context, s *specter.Stream) specter.Result {
+				return specter.NoReply(func(s *specter.Stream) specter.Result {
 					defer close(done)
 					chunk := strings.Repeat("x", chunkBytes)
 					for range chunks {
@@ -494,7 +493,6 @@ func TestAuthClientThatNeverReads(t *testing.T) {
 					}
 					return specter.Reply("flooded")
 				})
-				return specter.NoReply()
 			}, specter.Description("Streams 32 MiB of log messages"))
 		},
 	})

@@ -70,7 +70,7 @@ func authDeclareScoped(r *specter.Router) {
 // allows two tools.
 func authPlans(c *specter.Context) error {
 	if caller := c.Caller(); caller != nil && caller.Claims["plan"] == "basic" {
-		c.PutTools("open_tool", "read_tool")
+		c.AllowTools("open_tool", "read_tool")
 	}
 	return nil
 }

@@ -168,7 +168,7 @@ func TestClusterNotificationsAndAnswersCrossNodes(t *testing.T) {
 // answers.
 func streamer(r *specter.Router) {
 	r.Tool("count", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		c.Async(func(ctx context.Context, s *specter.Stream) specter.Result {
+		return specter.NoReply(func(s *specter.Stream) specter.Result {
 			for i := 1; i <= 100; i++ {
 				if err := s.Notify("notifications/count", map[string]int{"n": i}); err != nil {
 					return specter.Error(err)
@@ -179,7 +179,6 @@ func streamer(r *specter.Router) {
 			}
 			return specter.Reply("counted to 100")
 		})
-		return specter.NoReply()
 	}, specter.Description("Counts to 100 on the stream"))
 }
 

@@ -33,9 +33,9 @@ func planned() *specter.Router {
 			return errors.New("database is down: secret detail")
 		case "basic":
 			c.SetPrincipal("basic-user")
-			c.PutTools("test_simple_text", "test_error_handling")
-			c.PutPrompts("test_simple_prompt")
-			c.PutResources("test://static-text", "test://template/{id}/data")
+			c.AllowTools("test_simple_text", "test_error_handling")
+			c.AllowPrompts("test_simple_prompt")
+			c.AllowResources("test://static-text", "test://template/{id}/data")
 			c.PutInstructions("basic plan")
 		default:
 			c.SetPrincipal("ultra-user")
@@ -213,8 +213,7 @@ func TestPanicsAndErrorsAreGenericToClientsAndDetailedToTheReporter(t *testing.T
 		return specter.Error(errors.New("db password wrong"))
 	}, specter.Description("Fails"))
 	r.Tool("asyncboom", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		c.Async(func(context.Context, *specter.Stream) specter.Result { panic("async secret") })
-		return specter.NoReply()
+		return specter.NoReply(func(*specter.Stream) specter.Result { panic("async secret") })
 	}, specter.Description("Panics later"))
 	e := newEnv(t, r)
 	c := e.session(nil, "2025-11-25")

@@ -171,9 +171,9 @@ func TestModernCacheScopeIsPrivateWhenConnectDecides(t *testing.T) {
 	r.Connect(func(c *specter.Context) error {
 		switch c.HTTPRequest().Header.Get("X-Mode") {
 		case "filter":
-			c.PutTools("test_simple_text")
+			c.AllowTools("test_simple_text")
 		case "prompts":
-			c.PutPrompts("test_simple_prompt")
+			c.AllowPrompts("test_simple_prompt")
 		case "principal":
 			c.SetPrincipal("ada")
 		}

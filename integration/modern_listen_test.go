@@ -195,7 +195,7 @@ func TestModernResourceUpdatedRespectsAllowList(t *testing.T) {
 		switch c.HTTPRequest().Header.Get("X-Plan") {
 		case "basic":
 			c.SetPrincipal("basic-user")
-			c.PutResources("test://static-text", "test://template/{id}/data")
+			c.AllowResources("test://static-text", "test://template/{id}/data")
 		case "ultra":
 			c.SetPrincipal("ultra-user")
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
+	"github.com/specter-mcp/specter/params"
 )
 
 // nameSchema is the fixture's elicitation schema asking for a name.
@@ -332,11 +333,11 @@ func TestModernInputOnlyForDeclaredCapabilities(t *testing.T) {
 func TestModernInputRequiredPromptAndResource(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Resource("test://secret/{id}", func(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		res, err := c.Elicit(c.Context(), "Password for "+p.String("id")+"?", json.RawMessage(`{"type":"object","properties":{"password":{"type":"string"}},"required":["password"]}`), specter.InputKey("password"))
+		res, _, err := c.Elicit("Password for "+p.String("id")+"?", params.Must(params.Raw([]byte(`{"type":"object","properties":{"password":{"type":"string"}},"required":["password"]}`))), specter.InputKey("password"))
 		if err != nil {
 			return specter.Error(err)
 		}
-		if res.Content["password"] != "open sesame" {
+		if res["password"] != "open sesame" {
 			return specter.Error(specter.ResourceNotFound("test://secret/" + p.String("id")))
 		}
 		return specter.Reply("the secret of " + p.String("id"))
@@ -391,11 +392,11 @@ func TestModernInputRequiredPromptAndResource(t *testing.T) {
 func TestModernConcurrentInputRequests(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Tool("parallel", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		schema := json.RawMessage(nameSchema)
+		schema := params.Must(params.Raw([]byte(nameSchema)))
 		var wg sync.WaitGroup
 		var errA, errB error
-		wg.Go(func() { _, errA = c.Elicit(c.Context(), "A?", schema, specter.InputKey("a")) })
-		wg.Go(func() { _, errB = c.Elicit(c.Context(), "B?", schema, specter.InputKey("b")) })
+		wg.Go(func() { _, _, errA = c.Elicit("A?", schema, specter.InputKey("a")) })
+		wg.Go(func() { _, _, errB = c.Elicit("B?", schema, specter.InputKey("b")) })
 		wg.Wait()
 		if err := errors.Join(errA, errB); err != nil {
 			return specter.Error(err)
@@ -601,11 +602,11 @@ func TestModernRequestStateBoundToCaller(t *testing.T) {
 func TestModernRequestStateBoundToRequest(t *testing.T) {
 	r := fixture.New(quiet)
 	ask := func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		res, err := c.Elicit(c.Context(), "Please confirm", json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`), specter.InputKey("confirm"))
+		_, action, err := c.Elicit("Please confirm", params.Must(params.Raw([]byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`))), specter.InputKey("confirm"))
 		if err != nil {
 			return specter.Error(err)
 		}
-		return specter.Reply("confirmed " + res.Action)
+		return specter.Reply("confirmed " + string(action))
 	}
 	r.Tool("ask", ask, specter.Description("A tool that confirms"))
 	r.Prompt("ask", ask, specter.Description("A prompt of the same name that confirms"))

@@ -183,17 +183,16 @@ func TestModernClosingTheStreamCancelsTheHandler(t *testing.T) {
 	cancelled, release := make(chan struct{}), make(chan struct{})
 	finished := make(chan error, 1)
 	r.Tool("watch", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		c.Async(func(ctx context.Context, s *specter.Stream) specter.Result {
+		return specter.NoReply(func(s *specter.Stream) specter.Result {
 			if err := s.Progress(1, 0, "started"); err != nil {
 				return specter.Error(err)
 			}
-			<-ctx.Done()
+			<-s.Done()
 			close(cancelled)
 			<-release
 			finished <- errors.Join(s.Progress(2, 0, "after-cancel"), s.Log(mcp.LevelError, "after-cancel"))
 			return specter.Reply("should-not-arrive")
 		})
-		return specter.NoReply()
 	}, specter.Description("Streams until its client goes away"))
 	tp := &tap{done: make(chan struct{})}
 	srv := httptest.NewServer(tp.wrap(r.Handler()))
@@ -244,9 +243,9 @@ func TestModernCancellingTheRequestCancelsABlockedHandler(t *testing.T) {
 	started, cancelled := make(chan struct{}), make(chan struct{})
 	r.Tool("block", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		close(started)
-		<-c.Context().Done()
+		<-c.Done()
 		close(cancelled)
-		return specter.Error(c.Context().Err())
+		return specter.Error(c.Err())
 	}, specter.Description("Blocks until its request ends"))
 	e := newEnv(t, r)
 	c := e.modern()

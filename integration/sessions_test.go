@@ -26,11 +26,11 @@ type cart struct {
 func shop(r *specter.Router) {
 	r.Tool("add_item", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		var k cart
-		if _, err := c.Session().Get("cart", &k); err != nil {
+		if _, err := c.Session().Load("cart", &k); err != nil {
 			return specter.Error(err)
 		}
 		k.Items++
-		if err := c.Session().Set("cart", k); err != nil {
+		if err := c.Session().Store("cart", k); err != nil {
 			return specter.Error(err)
 		}
 		return specter.Reply(k)
@@ -45,7 +45,7 @@ type endLog struct {
 
 func (l *endLog) record(reason string, s *specter.Session) {
 	var k cart
-	_, _ = s.Get("cart", &k)
+	_, _ = s.Load("cart", &k)
 	l.mu.Lock()
 	l.reasons = append(l.reasons, reason)
 	l.carts = append(l.carts, k)
@@ -70,7 +70,7 @@ func sessionHooks(ended *endLog) []specter.RouterOption {
 	return []specter.RouterOption{
 		specter.OnSessionStart(func(c *specter.Context, s *specter.Session) error {
 			// The app's own data for the session, keyed here by the caller.
-			return s.Set("cart", cart{Owner: c.HTTPRequest().Header.Get("X-User")})
+			return s.Store("cart", cart{Owner: c.HTTPRequest().Header.Get("X-User")})
 		}),
 		specter.OnTerminate(ended.record),
 	}
@@ -145,14 +145,13 @@ func TestSessionDataAndHooksAcrossNodes(t *testing.T) {
 func TestBufferOverflowIsReported(t *testing.T) {
 	r := specter.NewRouter("t", "1", quiet, specter.BufferBytes(2048))
 	r.Tool("chatty", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		c.Async(func(ctx context.Context, s *specter.Stream) specter.Result {
+		return specter.NoReply(func(s *specter.Stream) specter.Result {
 			s.CloseSSE()
 			for i := range 100 {
 				_ = s.Log(mcp.LevelInfo, map[string]any{"n": i, "pad": strings.Repeat("x", 50)})
 			}
 			return specter.Reply("done")
 		})
-		return specter.NoReply()
 	}, specter.Description("Says a lot while nobody listens"))
 	e := newEnv(t, r)
 	c := e.session(nil, "2025-11-25")

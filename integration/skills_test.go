@@ -336,7 +336,7 @@ func hiddenSkills() *specter.Router {
 	r.Skill(skillDir("secret", map[string]string{"ref/a.md": "a"}), specter.Scopes("skills:secret"))
 	r.Connect(func(c *specter.Context) error {
 		if allow := c.HTTPRequest().Header.Get("X-Allow"); allow != "" {
-			c.PutResources(strings.Split(allow, ",")...)
+			c.AllowResources(strings.Split(allow, ",")...)
 		}
 		if scopes := c.HTTPRequest().Header.Get("X-Scopes"); scopes != "" {
 			c.SetCaller(&principal.Principal{ID: "u", Scopes: strings.Split(scopes, ",")})

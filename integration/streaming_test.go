@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -102,7 +101,7 @@ func TestLogLevelFilters(t *testing.T) {
 func TestElicitationSamplingAndRootsRoundTrip(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Tool("roots", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		roots, err := c.ListRoots(c.Context())
+		roots, err := c.ListRoots()
 		if err != nil {
 			return specter.Error(err)
 		}
@@ -179,9 +178,9 @@ func TestCancelledNotificationCancelsTheHandler(t *testing.T) {
 	r := specter.NewRouter("t", "1", quiet)
 	r.Tool("wait", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		close(started)
-		<-c.Context().Done()
+		<-c.Done()
 		close(cancelled)
-		return specter.Error(c.Context().Err())
+		return specter.Error(c.Err())
 	}, specter.Description("Waits until cancelled"))
 	e := newEnv(t, r)
 	c := e.session(nil, "2025-11-25")
@@ -208,12 +207,11 @@ func TestAsyncReplyFromAnotherGoroutineLongAfterTheHandlerReturned(t *testing.T)
 	var returned atomic.Bool
 	r := specter.NewRouter("t", "1", quiet, specter.KeepAlive(20*time.Millisecond))
 	r.Tool("later", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		c.Async(func(ctx context.Context, s *specter.Stream) specter.Result {
+		defer returned.Store(true)
+		return specter.NoReply(func(*specter.Stream) specter.Result {
 			<-release
 			return specter.Reply(map[string]any{"answer": 42})
 		})
-		defer returned.Store(true)
-		return specter.NoReply()
 	}, specter.Description("Answers later"))
 	e := newEnv(t, r)
 	c := e.session(nil, "2025-11-25")

@@ -19,6 +19,7 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/params"
 )
 
 func TestEncodeHeaderValue(t *testing.T) {
@@ -239,11 +240,11 @@ func TestCommentCounterAcrossReads(t *testing.T) {
 func newRouter(opts ...specter.RouterOption) *specter.Router {
 	r := specter.NewRouter("mini", "0.1", append([]specter.RouterOption{specter.Logger(zerolog.Nop())}, opts...)...)
 	r.Tool("greet", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		res, err := c.Elicit(c.Context(), "Name?", json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`), specter.InputKey("who"))
+		res, _, err := c.Elicit("Name?", params.Must(params.Raw([]byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`))), specter.InputKey("who"))
 		if err != nil {
 			return specter.Error(err)
 		}
-		return specter.Reply("Hello, " + res.Content["name"].(string))
+		return specter.Reply("Hello, " + res["name"].(string))
 	}, specter.Description("Greets"))
 	r.Tool("count", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		for i := range 3 {

@@ -297,3 +297,15 @@ func decodeValue(data []byte) (any, error) {
 	}
 	return v, nil
 }
+
+// Must returns s, and panics if err is not nil. It is for schemas built
+// once, in package variables and at start-up, where an error is a
+// programming mistake:
+//
+//	var confirm = params.Must(params.New(params.Boolean("ok", params.Required())))
+func Must(s *Schema, err error) *Schema {
+	if err != nil {
+		panic(err)
+	}
+	return s
+}

@@ -1,0 +1,100 @@
+package specter
+
+import (
+	"fmt"
+	"reflect"
+	"sync"
+
+	"github.com/specter-mcp/specter/params"
+)
+
+// ElicitAction is how the user answered an elicitation.
+type ElicitAction string
+
+// The answers to an elicitation.
+const (
+	ElicitAccept  ElicitAction = "accept"  // the user submitted the form
+	ElicitDecline ElicitAction = "decline" // the user said no
+	ElicitCancel  ElicitAction = "cancel"  // the user dismissed the question
+)
+
+// Asker asks the client for input: the *Context of a handler, or the
+// *Stream of the work a NoReply runs.
+type Asker interface{ asker() *Stream }
+
+// Elicit asks the user, through the client, to fill in a T: the struct's
+// json, validate, description, default and title tags make the requested
+// schema, exactly as for a typed tool, and the answer is validated with
+// the same rules and decoded into a T. When the user declines or cancels,
+// Elicit returns the zero T and that action with no error. An answer that
+// breaks the rules is an error wrapping a *params.ValidationError.
+//
+//	type Confirm struct {
+//		Deploy bool   `json:"deploy" description:"Deploy now?"`
+//		Reason string `json:"reason,omitempty" validate:"max=200"`
+//	}
+//	answer, action, err := specter.Elicit[Confirm](c, "Deploy to production?")
+//
+// T must be a struct of strings, numbers, integers, booleans, enums and
+// multi-select enums (MCP elicitation asks for a flat form). The schema is compiled on the
+// first use of T and kept. The answer is the client's word, not proof that
+// a person confirmed; see Stream.Elicit.
+func Elicit[T any](a Asker, message string, opts ...InputOption) (T, ElicitAction, error) {
+	var v T
+	schema, err := elicitSchemaFor(reflect.TypeFor[T]())
+	if err != nil {
+		return v, "", err
+	}
+	ans, err := a.asker().elicitForm(message, schema.JSON(), opts)
+	if err != nil || ans.Action != ElicitAccept {
+		return v, ans.Action, err
+	}
+	if err := schema.Bind(ans.Content, &v); err != nil {
+		return v, ElicitAccept, answerError(err)
+	}
+	return v, ElicitAccept, nil
+}
+
+// elicitSchemas caches the compiled schema (or the error) of each type
+// given to Elicit.
+var elicitSchemas sync.Map // reflect.Type -> elicitSchema
+
+type elicitSchema struct {
+	schema *params.Schema
+	err    error
+}
+
+func elicitSchemaFor(t reflect.Type) (*params.Schema, error) {
+	if e, ok := elicitSchemas.Load(t); ok {
+		return e.(elicitSchema).schema, e.(elicitSchema).err
+	}
+	s, err := params.ForType(t)
+	if err == nil {
+		err = checkElicitSchema(s)
+	}
+	if err != nil {
+		err = fmt.Errorf("specter: Elicit[%s]: %w", t, err)
+	}
+	elicitSchemas.Store(t, elicitSchema{schema: s, err: err})
+	return s, err
+}
+
+// checkElicitSchema refuses schemas MCP elicitation cannot carry: it asks
+// for a flat form, so no field may be an object. (Arrays are multi-select
+// enums; a raw schema may leave a field's type unsaid.)
+func checkElicitSchema(s *params.Schema) error {
+	if s == nil {
+		return fmt.Errorf("specter: Elicit needs a schema; use params.New(fields...) or Elicit[T]")
+	}
+	for _, f := range s.Fields() {
+		if f.Type == "object" {
+			return fmt.Errorf("specter: elicitation field %q has type %q; MCP elicitation asks only for strings, numbers, integers, booleans and enums", f.Name, f.Type)
+		}
+	}
+	return nil
+}
+
+// answerError reports an elicitation answer that breaks its schema.
+func answerError(err error) error {
+	return fmt.Errorf("the answer to the question does not match what was asked: %w", err)
+}
