@@ -308,9 +308,20 @@ Initialize a session:
     -H 'Accept: application/json, text/event-stream' \
     -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"curl","version":"1.0"}}}'
 
+Or list the tools with no session (MCP 2026-07-28: every request carries
+its _meta, and the headers repeat the version and the method):
+
+  curl -i %s \
+    -H 'Authorization: Bearer %s' \
+    -H 'Content-Type: application/json' \
+    -H 'Accept: application/json, text/event-stream' \
+    -H 'MCP-Protocol-Version: 2026-07-28' \
+    -H 'Mcp-Method: tools/list' \
+    -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
+
 `, cfg.URL, metadataURL, is.url, secret,
 		basicUser.Name, scopes(basicUser), strings.Join(planBasic.tools(), ", "), basic,
 		ultraUser.Name, scopes(ultraUser), strings.Join(planUltra.tools(), ", "), scopeJobs, ultra,
-		cfg.URL, basic)
+		cfg.URL, basic, cfg.URL, basic)
 	return err
 }

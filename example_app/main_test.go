@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"io"
+	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
@@ -167,5 +169,54 @@ func TestNewAppRefusesPlainHTTPOffLoopback(t *testing.T) {
 	_, _, err := newApp(config{URL: "http://192.0.2.7:8080" + mcpPath, Secret: testSecret, Log: zerolog.Nop()})
 	if err == nil || !strings.Contains(err.Error(), "https") {
 		t.Errorf("newApp on a public http URL: %v, want an error asking for https", err)
+	}
+}
+
+// TestBannerCurlCommandsWork sends every curl command the banner prints,
+// as a person would paste it, to a running app.
+func TestBannerCurlCommandsWork(t *testing.T) {
+	var banner bytes.Buffer
+	var url string
+	startAppWith(t, func(cfg *config) {
+		url = cfg.URL
+		if err := printBanner(&banner, *cfg, false); err != nil {
+			t.Fatal(err)
+		}
+	})
+	cmds := regexp.MustCompile(`(?s)curl -i (\S+) \\\n(.*?)\n\n`).FindAllStringSubmatch(banner.String(), -1)
+	if len(cmds) != 2 {
+		t.Fatalf("the banner shows %d curl commands, want 2 (a session and 2026-07-28):\n%s", len(cmds), banner.String())
+	}
+	for i, cmd := range cmds {
+		if cmd[1] != url {
+			t.Fatalf("command %d posts to %s, want %s", i, cmd[1], url)
+		}
+		var body string
+		hdr := http.Header{}
+		for _, arg := range regexp.MustCompile(`-(H|d) '([^']*)'`).FindAllStringSubmatch(cmd[2], -1) {
+			if arg[1] == "d" {
+				body = arg[2]
+				continue
+			}
+			k, v, _ := strings.Cut(arg[2], ": ")
+			hdr.Add(k, v)
+		}
+		req, err := http.NewRequest(http.MethodPost, cmd[1], strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header = hdr
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || !bytes.Contains(got, []byte(`"result"`)) {
+			t.Fatalf("command %d: %d %s", i, resp.StatusCode, got)
+		}
+		if i == 1 && !bytes.Contains(got, []byte(`"name":"whoami"`)) {
+			t.Fatalf("the 2026-07-28 command does not list the tools: %s", got)
+		}
 	}
 }
