@@ -254,6 +254,9 @@ func (x *exchange) failure(d *declaration, err error) handlers.Reply {
 	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Work that stopped because its request ended is no failure to report.
 		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
+	case d.kind == kindTool && errors.Is(err, ErrInputTimeout):
+		// The model can decide to ask again, or to go on without.
+		return handlers.Result(toolErrorResult(err.Error()))
 	case d.kind == kindTool && errors.As(err, &te):
 		return handlers.Result(toolErrorResult(te.Message))
 	case d.kind == kindTool && errors.As(err, &ve):

@@ -23,6 +23,15 @@ import (
 // is then asked everything at once (errors.Join their errors).
 var ErrInputRequired = errors.New("specter: input required from the client")
 
+// ErrInputTimeout is wrapped by the error of Elicit, Sample and ListRoots
+// when the client did not answer within the router's InputTimeout.
+var ErrInputTimeout = errors.New("specter: the client did not answer in time")
+
+// ErrSessionEnded is wrapped by the error of Elicit, Sample and ListRoots
+// when the session ended (the client deleted it, it timed out, or the
+// router shut down) while the handler waited for the client's answer.
+var ErrSessionEnded = errors.New("specter: the session ended before the client answered")
+
 // CapabilityError is returned by Elicit, Sample and ListRoots when the
 // client did not declare the capability they need. It matches
 // ErrCapability with errors.Is. A handler that returns it answers with

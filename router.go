@@ -162,9 +162,14 @@ func StateKey(secret []byte) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.stateKey = secret })
 }
 
-// StateTTL bounds how long a client may take to answer an input request
-// before its requestState expires. Default 10 minutes.
-func StateTTL(d time.Duration) RouterOption {
+// InputTimeout bounds how long a client may take to answer what a handler
+// asks it (Elicit, Sample, ListRoots). In a session the handler stops
+// waiting and gets an error wrapping ErrInputTimeout, and the client is
+// told it need not answer; on the 2026-07-28 wire the requestState of the
+// question expires. Default 5 minutes: long enough for a person to answer
+// a form, short enough that a client which never answers cannot pin the
+// request's work and the session for long.
+func InputTimeout(d time.Duration) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.stateTTL = d })
 }
 
@@ -182,7 +187,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
 			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo, guard: &middleware.HostGuardConfig{},
-			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 10 * time.Minute, taskTTL: 10 * time.Minute,
+			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
 		},
 		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 		sessions: sessionTable{m: map[string]*session{}},

@@ -208,6 +208,9 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	}
 	id, ch := s.sess.await()
 	s.ob.send(jsonrpc.AppendRequest(nil, id, method, p), false)
+	timeout := time.NewTimer(s.sess.r.cfg.stateTTL)
+	defer timeout.Stop()
+	var why error
 	select {
 	case m := <-ch:
 		if m.Error != nil {
@@ -220,10 +223,16 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 			return fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
 		}
 		return nil
+	case <-timeout.C:
+		why = fmt.Errorf("%w: %s got no answer within %v", ErrInputTimeout, method, s.sess.r.cfg.stateTTL)
 	case <-ctx.Done():
-		s.sess.forget(id)
-		// Tell the client it need not answer any more.
-		_ = s.sendNotification(handlers.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
-		return fmt.Errorf("specter: %s: %w", method, ctx.Err())
+		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
+		if s.sess.ctx.Err() != nil {
+			why = fmt.Errorf("%w: %s", ErrSessionEnded, method)
+		}
 	}
+	s.sess.forget(id)
+	// Tell the client it need not answer any more.
+	_ = s.sendNotification(handlers.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
+	return why
 }

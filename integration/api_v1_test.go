@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter"
@@ -239,5 +241,41 @@ func TestConnectDenyListsAndUndeclaredNames(t *testing.T) {
 	}
 	if strings.Contains(logs.String(), `"name":"admin_reset"`) || strings.Contains(logs.String(), `"name":"list_projects"`) {
 		t.Fatalf("a declared name was reported:\n%s", logs.String())
+	}
+}
+
+func TestAnUnansweredQuestionTimesOut(t *testing.T) {
+	errs := make(chan error, 1)
+	r := specter.NewRouter("t", "1", quiet, specter.InputTimeout(300*time.Millisecond))
+	r.Tool("ask", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		_, _, err := specter.Elicit[Deploy](c, "Deploy?")
+		errs <- err
+		return specter.Error(err)
+	}, specter.Description("Asks and waits"))
+	e := newEnv(t, r)
+	c := e.newClient(nil)
+	gone := make(chan struct{})
+	c.OnRequest = func(string, json.RawMessage) (any, *jsonrpc.Error) {
+		<-gone // a client that answers only after the test
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "too late")
+	}
+	e.session(c, "2025-11-25")
+	res, resp, err := c.CallTool(ctx(t), "ask", nil)
+	close(gone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := <-errs; !errors.Is(got, specter.ErrInputTimeout) {
+		t.Fatalf("the handler got %v, want ErrInputTimeout", got)
+	}
+	if !res.IsError || !strings.Contains(text(t, res), "no answer within 300ms") {
+		t.Fatalf("the model reads %+v", res)
+	}
+	cancelled := false
+	for _, n := range resp.Notifications {
+		cancelled = cancelled || n.Method == "notifications/cancelled"
+	}
+	if !cancelled {
+		t.Fatalf("the client was not told to stop answering: %+v", resp.Notifications)
 	}
 }

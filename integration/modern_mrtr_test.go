@@ -554,7 +554,7 @@ func TestModernRequestStateTampered(t *testing.T) {
 
 func TestModernRequestStateExpires(t *testing.T) {
 	const tool = "test_input_required_result_request_state"
-	expiring := newEnv(t, fixture.New(quiet, specter.StateTTL(time.Millisecond))).modern()
+	expiring := newEnv(t, fixture.New(quiet, specter.InputTimeout(time.Millisecond))).modern()
 	lasting := newEnv(t, nil).modern()
 	// Start just after a second boundary, so that a clock of whole seconds
 	// cannot hide the expiry behind the rest of the second.
