@@ -229,9 +229,13 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 // Connect sets the function that runs on every MCP request before it is
 // dispatched (after any Echo middleware): it authenticates the caller and
 // decides what the caller may see, with Assign, SetPrincipal, AllowTools,
-// AllowPrompts, AllowResources and PutInstructions. Returning Unauthorized or
-// Forbidden refuses the request with 401 or 403; any other error refuses
-// it with a JSON-RPC internal error.
+// HideTools (and the same for prompts and resources) and PutInstructions.
+//
+// Connect is a gate, like middleware, and so returns an error: nil lets the
+// request through; Unauthorized or Forbidden refuse it with 401 or 403 and
+// a Bearer challenge; any other error refuses it with a JSON-RPC internal
+// error. A handler, by contrast, answers the request, and so returns a
+// Result: Reply, NoReply or Error.
 func (r *Router) Connect(f func(c *Context) error) { r.connect = f }
 
 // Handler returns the router as an http.Handler, for plain net/http. It
