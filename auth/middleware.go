@@ -95,7 +95,9 @@ func (v *Verifier) authenticate(r *http.Request) (*http.Request, *Error) {
 // bearer extracts the token from the Authorization header (RFC 6750 §2.1),
 // the only place the MCP specification allows it.
 func (v *Verifier) bearer(r *http.Request) (string, *Error) {
-	if strings.Contains(r.URL.RawQuery, "access_token") && r.URL.Query().Has("access_token") {
+	// The query is decoded first: access%5Ftoken is the same parameter to
+	// every parser that reads it later.
+	if r.URL.RawQuery != "" && r.URL.Query().Has("access_token") {
 		return "", v.refusal(http.StatusBadRequest, CodeInvalidRequest, "access tokens are not accepted in the query string; send Authorization: Bearer <token>", nil)
 	}
 	values := r.Header.Values("Authorization")
