@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/rs/zerolog"
 )
 
 // Config configures JWT and NewVerifier. Exactly one key source — Keys,
@@ -55,8 +57,12 @@ type Config struct {
 	// JWKSClient fetches the JWK Set. Default: http.DefaultClient.
 	JWKSClient *http.Client
 	// JWKSErrorHandler receives the errors of background and unknown-kid
-	// fetches (never a token). Default: an error line on slog.Default().
+	// fetches (never a token). Default: an error line on Logger.
 	JWKSErrorHandler func(error)
+	// Logger receives the package's own log lines (a failed JWK Set
+	// refresh, when JWKSErrorHandler is nil). Default: JSON lines on
+	// stderr at info, like the router's; zerolog.Nop() silences it.
+	Logger *zerolog.Logger
 	// Context bounds the background JWK Set refresh: it stops when Context
 	// is done or the Verifier is closed. JWT gives no access to its
 	// Verifier, so pass a Context there to stop the refresh.
@@ -140,6 +146,10 @@ func (cfg Config) withDefaults() Config {
 	}
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
+	}
+	if cfg.Logger == nil {
+		l := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel)
+		cfg.Logger = &l
 	}
 	return cfg
 }

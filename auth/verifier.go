@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
 )
 
@@ -64,7 +64,7 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 			// for the limiter and fetching within this bound; a limiter that
 			// is further away than that refuses at once.
 			RateLimitWaitMax:        cfg.JWKSTimeout,
-			RefreshErrorHandlerFunc: jwksErrorHandler(cfg.JWKSErrorHandler),
+			RefreshErrorHandlerFunc: jwksErrorHandler(cfg.JWKSErrorHandler, *cfg.Logger),
 			RefreshInterval:         cfg.JWKSRefreshInterval,
 			RefreshUnknownKID:       rate.NewLimiter(rate.Every(cfg.JWKSRefreshLimit), 1),
 		})
@@ -78,16 +78,16 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 }
 
 // jwksErrorHandler adapts Config.JWKSErrorHandler to keyfunc's per-URL
-// handler, logging to slog by default so an outage is never silent.
-func jwksErrorHandler(h func(error)) func(string) func(context.Context, error) {
+// handler, logging to log by default so an outage is never silent.
+func jwksErrorHandler(h func(error), log zerolog.Logger) func(string) func(context.Context, error) {
 	return func(u string) func(context.Context, error) {
-		return func(ctx context.Context, err error) {
+		return func(_ context.Context, err error) {
 			err = fmt.Errorf("auth: refreshing JWKS %s: %w", u, err)
 			if h != nil {
 				h(err)
 				return
 			}
-			slog.Default().ErrorContext(ctx, "auth: JWKS refresh failed", "error", err)
+			log.Error().Err(err).Msg("auth: JWKS refresh failed")
 		}
 	}
 }
