@@ -67,7 +67,7 @@ func TestJWKSUnknownKidRefreshesOnce(t *testing.T) {
 	for i := range 3 {
 		start := time.Now()
 		resp, body := call(t, srv.URL, "Bearer "+forged)
-		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` ||
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+testMetadata+`", error="invalid_token"` ||
 			!strings.Contains(body, "token signing key not recognized") {
 			t.Errorf("attempt %d: status %d, challenge %q, body %s", i, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
@@ -135,7 +135,7 @@ func TestJWKSDownWithoutKeys(t *testing.T) {
 	}
 	for _, kid := range []string{"rsa", ""} {
 		resp, body := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey(), kid, claims()))
-		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` ||
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+testMetadata+`", error="invalid_token"` ||
 			body != `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: signing keys unavailable, try again later"}}` {
 			t.Errorf("kid %q: status %d, challenge %q, body %s", kid, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}

@@ -14,18 +14,23 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
+
+	"github.com/specter-mcp/specter/internal/bearer"
 )
 
 // Verifier verifies access tokens against a Config. It is safe for
 // concurrent use. A Verifier with a JWKSURL refreshes its keys in the
 // background until Close is called or Config.Context is done.
 type Verifier struct {
-	cfg    Config
-	parser *jwt.Parser
-	keys   map[string]any  // static keys, public halves
-	jwks   keyfunc.Keyfunc // JWK Set cache, when cfg.JWKSURL is set
-	stop   context.CancelFunc
-	once   sync.Once
+	cfg Config
+	// metadataURL is where cfg.Resource's metadata is (MetadataURL),
+	// named in every challenge.
+	metadataURL string
+	parser      *jwt.Parser
+	keys        map[string]any  // static keys, public halves
+	jwks        keyfunc.Keyfunc // JWK Set cache, when cfg.JWKSURL is set
+	stop        context.CancelFunc
+	once        sync.Once
 }
 
 // NewVerifier checks cfg and returns a Verifier for it. With a JWKSURL it
@@ -37,9 +42,14 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	metadataURL, err := MetadataURL(cfg.Resource)
+	if err != nil {
+		return nil, fmt.Errorf("auth: invalid Config: %w", err) // unreachable: validate checked Resource
+	}
 	v := &Verifier{
-		cfg:  cfg,
-		stop: func() {},
+		cfg:         cfg,
+		metadataURL: metadataURL,
+		stop:        func() {},
 		parser: jwt.NewParser(
 			jwt.WithValidMethods(cfg.Algorithms),
 			jwt.WithIssuer(cfg.Issuer),
@@ -264,7 +274,7 @@ func (v *Verifier) refusal(status int, code, description string, err error) *Err
 		Status:      status,
 		Code:        code,
 		Description: description,
-		Challenge:   Challenge(v.cfg.ResourceMetadataURL, v.cfg.Scopes, code),
+		Challenge:   bearer.Challenge(v.metadataURL, v.cfg.Scopes, code),
 		Err:         err,
 	}
 }
