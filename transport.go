@@ -444,12 +444,12 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 		// RFC 6750 §3.1: a request without credentials gets no error code.
 		code := ""
 		if req.Header.Get("Authorization") != "" {
-			code = "invalid_token"
+			code = bearer.CodeInvalidToken
 		}
 		w.Header().Set("WWW-Authenticate", r.challenge(req, code, he.Scope))
 	case http.StatusForbidden:
 		if he.Scope != "" {
-			w.Header().Set("WWW-Authenticate", r.challenge(req, "insufficient_scope", he.Scope))
+			w.Header().Set("WWW-Authenticate", r.challenge(req, bearer.CodeInsufficientScope, he.Scope))
 		}
 	}
 	jsonrpc.WriteError(w, he.Status, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(he.Status), he.Message))

@@ -546,11 +546,12 @@ func TestAuthMetadataAndChallenges(t *testing.T) {
 	}
 }
 
-// The router is given no metadata URL: its own 401 (connect refuses) and
-// 403 (a missing scope) name the one auth.JWT's Config states, in both
-// eras.
+// The router's own 401 (connect refuses) and 403 (a missing scope) name
+// the metadata URL auth.JWT's Config states, in both eras, even over a
+// ResourceMetadata option (the fallback for apps without auth.JWT).
 func TestAuthRouterChallengesFollowTheAuthConfig(t *testing.T) {
 	as := newAuthServer(t, authSetup{
+		router:  []specter.RouterOption{specter.ResourceMetadata("https://elsewhere.example.com/.well-known/oauth-protected-resource")},
 		declare: authDeclareScoped,
 		connect: func(c *specter.Context) error {
 			if p := c.Caller(); p != nil && p.ID == "banned" {
