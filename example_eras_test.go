@@ -46,14 +46,9 @@ func ExampleContext_Elicit() {
 	// A 2026-07-28 client gets input_required, then retries with the answer.
 	modern := mcptest.NewModernClient(srv.URL)
 	modern.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
-	first, _ := modern.CallTool(ctx, "greet", nil, nil)
-	var ask mcptest.ModernResult
-	_ = json.Unmarshal(first.Result, &ask)
+	ask, _, _ := modern.CallTool(ctx, "greet", nil)
 	fmt.Println("2026-07-28:", ask.ResultType, ask.InputRequests["who"].Method)
-	second, _ := modern.CallTool(ctx, "greet", nil, map[string]any{
-		"inputResponses": map[string]any{"who": answer}, "requestState": ask.RequestState})
-	var done mcptest.ToolResult
-	_ = json.Unmarshal(second.Result, &done)
+	done, _, _ := modern.CallTool(ctx, "greet", nil, mcptest.Retry(ask.RequestState, map[string]any{"who": answer}))
 	fmt.Println("2026-07-28:", done.Content[0].Text)
 	// Output:
 	// 2025-11-25: Hello, Ada!

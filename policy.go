@@ -3,6 +3,7 @@ package specter
 import (
 	"strings"
 
+	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/principal"
 )
@@ -48,7 +49,7 @@ func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
 	x.ob.status = 403
 	msg := "Forbidden: you may not use this " + d.kind.String()
 	if len(missing) > 0 {
-		x.ob.header("WWW-Authenticate", x.r.challenge("insufficient_scope", strings.Join(missing, " ")))
+		x.ob.header("WWW-Authenticate", x.r.challenge(x.c.http, bearer.CodeInsufficientScope, strings.Join(missing, " ")))
 		msg += "; it needs the scope " + strings.Join(missing, " ")
 	}
 	return jsonrpc.Errorf(CodeForbidden, "%s", msg)

@@ -149,7 +149,10 @@ func HostGuard(cfg *middleware.HostGuardConfig) RouterOption {
 }
 
 // ResourceMetadata sets the URL of the OAuth protected resource metadata
-// (RFC 9728) that 401 challenges point clients to.
+// (RFC 9728) that the router's 401 and 403 challenges point clients to,
+// for apps that authenticate without auth.JWT. Behind auth.JWT it is not
+// needed: auth.JWT names the URL its Config states in each request's
+// context, and that URL wins. Default: none.
 func ResourceMetadata(url string) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.resourceMeta = url })
 }

@@ -14,9 +14,9 @@ import (
 	"encoding/json"
 
 	"github.com/labstack/echo/v4"
-	"github.com/specter-mcp/specter/auth"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
@@ -444,20 +444,26 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 		// RFC 6750 §3.1: a request without credentials gets no error code.
 		code := ""
 		if req.Header.Get("Authorization") != "" {
-			code = "invalid_token"
+			code = bearer.CodeInvalidToken
 		}
-		w.Header().Set("WWW-Authenticate", r.challenge(code, he.Scope))
+		w.Header().Set("WWW-Authenticate", r.challenge(req, code, he.Scope))
 	case http.StatusForbidden:
 		if he.Scope != "" {
-			w.Header().Set("WWW-Authenticate", r.challenge("insufficient_scope", he.Scope))
+			w.Header().Set("WWW-Authenticate", r.challenge(req, bearer.CodeInsufficientScope, he.Scope))
 		}
 	}
 	jsonrpc.WriteError(w, he.Status, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(he.Status), he.Message))
 }
 
-// challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728).
-func (r *Router) challenge(code, scope string) string {
-	return auth.Challenge(r.cfg.resourceMeta, strings.Fields(scope), code)
+// challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728)
+// naming the metadata URL auth.JWT put in req's context, or else the one
+// of the ResourceMetadata option.
+func (r *Router) challenge(req *http.Request, code, scope string) string {
+	url := bearer.ResourceMetadata(req.Context())
+	if url == "" {
+		url = r.cfg.resourceMeta
+	}
+	return bearer.Challenge(url, strings.Fields(scope), code)
 }
 
 func firstID(msgs []*jsonrpc.Message) jsonrpc.ID {

@@ -71,6 +71,9 @@ func TestAttacks(t *testing.T) {
 		{"two Authorization headers", "", []string{"Bearer " + valid, "Bearer " + valid}, 400, challengeBadReq, "Bad Request: more than one Authorization header"},
 		{"token in the query string", "/mcp?access_token=" + valid, nil, 400, challengeBadReq, "Bad Request: access tokens are not accepted in the query string; send Authorization: Bearer <token>"},
 		{"query token beside a valid header", "/mcp?x=1&access_token=" + valid, []string{"Bearer " + valid}, 400, challengeBadReq, "Bad Request: access tokens are not accepted in the query string; send Authorization: Bearer <token>"},
+		// The name is decoded before it is compared, as every query parser does.
+		{"percent-encoded query token name", "/mcp?access%5Ftoken=" + valid, []string{"Bearer " + valid}, 400, challengeBadReq, "Bad Request: access tokens are not accepted in the query string; send Authorization: Bearer <token>"},
+		{"fully encoded query token name", "/mcp?%61%63%63%65%73%73%5F%74%6F%6B%65%6E=" + valid, nil, 400, challengeBadReq, "Bad Request: access tokens are not accepted in the query string; send Authorization: Bearer <token>"},
 		{"16 KiB token", "", []string{"Bearer " + strings.Repeat("A", 16<<10)}, 401, challengeInvalid, "Unauthorized: token too large"},
 		{"not a JWT", "", []string{"Bearer abc.def"}, 401, challengeInvalid, "Unauthorized: malformed token"},
 		{"forged signature (other key)", "", []string{"Bearer " + sign(t, jwt.SigningMethodRS256, otherKey(), "rsa", claims())}, 401, challengeInvalid, "Unauthorized: invalid token signature"},

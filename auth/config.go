@@ -5,18 +5,45 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/rs/zerolog"
 )
 
-// Config configures JWT and NewVerifier. Exactly one key source — Keys,
-// JWKSURL or KeyFunc — is required, and so are Algorithms, Issuer and
-// Audience: a verifier that guessed any of them would accept tokens meant
-// for someone else.
+// Config configures JWT, NewVerifier and MountMetadata: it is the one
+// place that states this server's authorization facts. Resource drives the
+// token audience, the protected resource metadata document and the URL
+// every challenge names, the router's 401 and 403 challenges included.
+//
+// Exactly one key source — Keys, JWKSURL or KeyFunc — is required, and so
+// are Algorithms, Issuer and Resource: a verifier that guessed any of them
+// would accept tokens meant for someone else.
 type Config struct {
+	// Resource is this MCP server's resource identifier (RFC 8707,
+	// RFC 9728): the URL of its MCP endpoint, such as
+	// https://mcp.example.com/mcp, absolute https (http only on loopback
+	// hosts) and without fragment. Tokens must name it in "aud" (see
+	// Audience), the metadata document names it, and challenges point at
+	// its metadata URL (see MetadataURL). Required.
+	Resource string
+	// AuthorizationServers are the issuers listed in the metadata
+	// document, where clients get tokens. Default: []string{Issuer}.
+	AuthorizationServers []string
+	// Scopes are the scopes this server understands: the metadata lists
+	// them as scopes_supported, and refusals name them as those a client
+	// should ask for. Default: none.
+	Scopes []string
+	// ResourceName is the human-readable name the metadata document gives
+	// the server. Default: none.
+	ResourceName string
+	// ResourceDocumentation is the URL of documentation for developers,
+	// in the metadata document. Default: none.
+	ResourceDocumentation string
+
 	// Skipper skips authentication for a request when it returns true; the
 	// request then reaches the handler without claims or principal.
 	// Default: nil (authenticate every request).
@@ -55,8 +82,12 @@ type Config struct {
 	// JWKSClient fetches the JWK Set. Default: http.DefaultClient.
 	JWKSClient *http.Client
 	// JWKSErrorHandler receives the errors of background and unknown-kid
-	// fetches (never a token). Default: an error line on slog.Default().
+	// fetches (never a token). Default: an error line on Logger.
 	JWKSErrorHandler func(error)
+	// Logger receives the package's own log lines (a failed JWK Set
+	// refresh, when JWKSErrorHandler is nil). Default: JSON lines on
+	// stderr at info, like the router's; zerolog.Nop() silences it.
+	Logger *zerolog.Logger
 	// Context bounds the background JWK Set refresh: it stops when Context
 	// is done or the Verifier is closed. JWT gives no access to its
 	// Verifier, so pass a Context there to stop the refresh.
@@ -71,9 +102,11 @@ type Config struct {
 	Algorithms []string
 	// Issuer must equal the token's "iss" claim. Required.
 	Issuer string
-	// Audience is this MCP server's resource URI; the token's "aud" claim
-	// must contain it (RFC 8707), so tokens issued for other services are
-	// refused. Scheme and host compare case-insensitively. Required.
+	// Audience is what the token's "aud" claim must contain, so that
+	// tokens issued for other services are refused. Scheme and host
+	// compare case-insensitively. Default: Resource, as RFC 8707 and the
+	// MCP specification have it; set it only for an issuer that names the
+	// server otherwise.
 	Audience string
 	// Leeway absorbs clock skew when checking "exp", "nbf" and "iat".
 	// Default: 30 seconds; a negative value means no leeway.
@@ -89,13 +122,6 @@ type Config struct {
 	// before any parsing. Default: 8192.
 	MaxTokenBytes int
 
-	// ResourceMetadataURL is the URL of this server's protected resource
-	// metadata (see MetadataURL), named in every challenge so that clients
-	// can find the authorization server. Default: none.
-	ResourceMetadataURL string
-	// Scopes are the scopes named in challenges: those a client should ask
-	// for to use this server. Default: none.
-	Scopes []string
 	// ErrorHandler answers refused requests instead of the default answer
 	// (err.Respond), for example to log err first. Default: nil.
 	ErrorHandler func(w http.ResponseWriter, r *http.Request, err *Error)
@@ -141,6 +167,13 @@ func (cfg Config) withDefaults() Config {
 	if cfg.Context == nil {
 		cfg.Context = context.Background()
 	}
+	if cfg.Audience == "" {
+		cfg.Audience = cfg.Resource
+	}
+	if cfg.Logger == nil {
+		l := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel)
+		cfg.Logger = &l
+	}
 	return cfg
 }
 
@@ -172,8 +205,10 @@ func (cfg *Config) validate() error {
 	if cfg.Issuer == "" {
 		errs = append(errs, errors.New("Issuer is required"))
 	}
-	if cfg.Audience == "" {
-		errs = append(errs, errors.New("Audience is required: set it to this server's resource URI"))
+	if cfg.Resource == "" {
+		errs = append(errs, errors.New("Resource is required: set it to the URL of this server's MCP endpoint"))
+	} else if err := checkURL(cfg.Resource); err != nil {
+		errs = append(errs, fmt.Errorf("Resource: %w", err))
 	}
 	if cfg.MaxTokenBytes < 0 {
 		errs = append(errs, fmt.Errorf("MaxTokenBytes is negative (%d)", cfg.MaxTokenBytes))
@@ -181,16 +216,8 @@ func (cfg *Config) validate() error {
 	if cfg.JWKSRefreshInterval < 0 || cfg.JWKSRefreshLimit < 0 || cfg.JWKSTimeout < 0 {
 		errs = append(errs, errors.New("JWKSRefreshInterval, JWKSRefreshLimit and JWKSTimeout must not be negative"))
 	}
-	if cfg.ResourceMetadataURL != "" {
-		if err := checkURL(cfg.ResourceMetadataURL); err != nil {
-			errs = append(errs, fmt.Errorf("ResourceMetadataURL: %w", err))
-		}
-	}
-	for _, s := range cfg.Scopes {
-		if !validScope(s) {
-			errs = append(errs, fmt.Errorf("Scopes: %q is not a valid scope token", s))
-		}
-	}
+	// The metadata document's other fields; Resource is checked above.
+	errs = append(errs, cfg.Metadata().problems()...)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("auth: invalid Config: %w", err)
 	}

@@ -28,7 +28,9 @@ func TestConfigValidation(t *testing.T) {
 		{"unknown algorithm", func(c *auth.Config) { c.Algorithms = []string{"RS257"} }, `unknown algorithm "RS257"`},
 		{"HS mixed with RS", func(c *auth.Config) { c.Algorithms = []string{"HS256", "RS256"} }, "mix HMAC with public-key algorithms"},
 		{"no issuer", func(c *auth.Config) { c.Issuer = "" }, "Issuer is required"},
-		{"no audience", func(c *auth.Config) { c.Audience = "" }, "Audience is required"},
+		{"no resource", func(c *auth.Config) { c.Resource = "" }, "Resource is required"},
+		{"relative resource", func(c *auth.Config) { c.Resource = "/mcp" }, `Resource: "/mcp" is not an absolute https URL`},
+		{"resource over plain http", func(c *auth.Config) { c.Resource = "http://mcp.example.com/mcp" }, "must use https"},
 		{"no key source", func(c *auth.Config) { c.Keys = nil }, "exactly one of Keys, JWKSURL and KeyFunc is required, got 0"},
 		{"two key sources", func(c *auth.Config) { c.JWKSURL = "https://auth.example.com/jwks" }, "exactly one of Keys, JWKSURL and KeyFunc is required, got 2"},
 		{"three key sources", func(c *auth.Config) {
@@ -45,7 +47,9 @@ func TestConfigValidation(t *testing.T) {
 		{"RSA key for ES256", func(c *auth.Config) { c.Algorithms = []string{"ES256"} }, "2048-bit RSA key cannot verify any of [ES256]"},
 		{"small RSA key", func(c *auth.Config) { c.Keys = map[string]any{"k": &smallRSA.PublicKey} }, "1024-bit RSA key cannot verify"},
 		{"P-384 key for ES256", func(c *auth.Config) { c.Algorithms, c.Keys = []string{"ES256"}, map[string]any{"k": &p384.PublicKey} }, "ECDSA P-384 key cannot verify any of [ES256]"},
-		{"bad metadata URL", func(c *auth.Config) { c.ResourceMetadataURL = "/relative" }, "ResourceMetadataURL"},
+		{"issuer is no URL", func(c *auth.Config) { c.Issuer = "issuer" }, `authorization_servers: "issuer" is not an absolute https URL`},
+		{"bad authorization server", func(c *auth.Config) { c.AuthorizationServers = []string{"http://auth.example.com"} }, "authorization_servers"},
+		{"bad documentation URL", func(c *auth.Config) { c.ResourceDocumentation = "docs" }, "resource_documentation"},
 		{"bad scope", func(c *auth.Config) { c.Scopes = []string{`a"b`} }, "is not a valid scope token"},
 		{"negative MaxTokenBytes", func(c *auth.Config) { c.MaxTokenBytes = -1 }, "MaxTokenBytes is negative"},
 	}
@@ -74,7 +78,7 @@ func TestConfigValidation(t *testing.T) {
 // Every mistake is reported at once.
 func TestConfigValidationReportsAll(t *testing.T) {
 	_, err := auth.NewVerifier(auth.Config{})
-	for _, want := range []string{"exactly one of", "Algorithms is required", "Issuer is required", "Audience is required"} {
+	for _, want := range []string{"exactly one of", "Algorithms is required", "Issuer is required", "Resource is required"} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want it to mention %q", err, want)
 		}

@@ -10,9 +10,17 @@
 // early. The verified claims go into the request's context, both as *Claims
 // (ClaimsFrom) and as the principal.Principal the Specter router reads.
 //
+// One Config states the server's authorization facts: its Resource (the
+// MCP endpoint's URL) is the audience tokens must name, the resource of
+// its protected resource metadata (RFC 9728), which MountMetadata serves
+// at the well-known URLs, and, through MetadataURL, the URL every
+// challenge names. JWT puts that URL in each request's context, so the
+// Specter router's own 401 and 403 challenges name it too.
+//
 // Refusals follow RFC 6750 and the MCP specification: 401 with a
-// "WWW-Authenticate: Bearer" challenge pointing at the protected resource
-// metadata (RFC 9728), or 400 for a malformed request, each with a JSON-RPC
-// error body. MetadataHandler and MountMetadata serve that metadata at its
-// well-known URLs.
+// "WWW-Authenticate: Bearer" challenge pointing at the metadata, or 400
+// for a malformed request, each with a JSON-RPC error body.
+//
+// DevIssuer mints tokens its Config accepts, for development and tests
+// only.
 package auth

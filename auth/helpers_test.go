@@ -87,12 +87,11 @@ func sign(t testing.TB, method jwt.SigningMethod, key any, kid string, c jwt.Map
 // rsaConfig is a Config for RS256 tokens signed by rsaKey under kid "rsa".
 func rsaConfig() auth.Config {
 	return auth.Config{
-		Keys:                map[string]any{"rsa": &rsaKey().PublicKey},
-		Algorithms:          []string{"RS256"},
-		Issuer:              testIssuer,
-		Audience:            testAudience,
-		ResourceMetadataURL: testMetadata,
-		Scopes:              []string{"mcp:tools"},
+		Keys:       map[string]any{"rsa": &rsaKey().PublicKey},
+		Algorithms: []string{"RS256"},
+		Issuer:     testIssuer,
+		Resource:   testAudience,
+		Scopes:     []string{"mcp:tools"},
 	}
 }
 
@@ -205,7 +204,7 @@ func jwksConfig(s *jwksServer, errs *errorLog) auth.Config {
 		JWKSErrorHandler: errs.add,
 		Algorithms:       []string{"RS256", "ES256"},
 		Issuer:           testIssuer,
-		Audience:         testAudience,
+		Resource:         testAudience,
 	}
 }
 

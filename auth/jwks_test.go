@@ -1,14 +1,18 @@
 package auth_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
 	"github.com/specter-mcp/specter/auth"
@@ -63,7 +67,7 @@ func TestJWKSUnknownKidRefreshesOnce(t *testing.T) {
 	for i := range 3 {
 		start := time.Now()
 		resp, body := call(t, srv.URL, "Bearer "+forged)
-		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` ||
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+testMetadata+`", error="invalid_token"` ||
 			!strings.Contains(body, "token signing key not recognized") {
 			t.Errorf("attempt %d: status %d, challenge %q, body %s", i, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
@@ -131,7 +135,7 @@ func TestJWKSDownWithoutKeys(t *testing.T) {
 	}
 	for _, kid := range []string{"rsa", ""} {
 		resp, body := call(t, srv.URL, "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey(), kid, claims()))
-		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` ||
+		if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != `Bearer resource_metadata="`+testMetadata+`", error="invalid_token"` ||
 			body != `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: signing keys unavailable, try again later"}}` {
 			t.Errorf("kid %q: status %d, challenge %q, body %s", kid, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 		}
@@ -167,4 +171,41 @@ func TestJWTContextStopsRefresh(t *testing.T) {
 	auth.JWT(cfg)
 	cancel()
 	jwks.Close()
+}
+
+// Without a JWKSErrorHandler a failed fetch is logged on Config.Logger.
+func TestJWKSErrorLogged(t *testing.T) {
+	jwks := newJWKSServer(t, nil)
+	jwks.down.Store(true)
+	var buf syncBuffer
+	log := zerolog.New(&buf)
+	cfg := jwksConfig(jwks, nil)
+	cfg.JWKSErrorHandler, cfg.Logger = nil, &log
+	newVerifier(t, cfg)
+	var line struct{ Level, Message, Error string }
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("log %q: %v", buf.Bytes(), err)
+	}
+	if line.Level != "error" || line.Message != "auth: JWKS refresh failed" || !strings.Contains(line.Error, jwks.URL) {
+		t.Errorf("log line %+v, want an error naming %s", line, jwks.URL)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the refresh goroutine and the test.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	line, _, _ := bytes.Cut(b.buf.Bytes(), []byte("\n"))
+	return bytes.Clone(line)
 }

@@ -54,6 +54,15 @@ func (m Metadata) Validate() error {
 	} else if err := checkURL(m.Resource); err != nil {
 		errs = append(errs, fmt.Errorf("resource: %w", err))
 	}
+	if err := errors.Join(append(errs, m.problems()...)...); err != nil {
+		return fmt.Errorf("auth: invalid Metadata: %w", err)
+	}
+	return nil
+}
+
+// problems returns the mistakes in every field of m but Resource.
+func (m Metadata) problems() []error {
+	var errs []error
 	if len(m.AuthorizationServers) == 0 {
 		errs = append(errs, errors.New("authorization_servers needs at least one issuer URL"))
 	}
@@ -79,10 +88,7 @@ func (m Metadata) Validate() error {
 			errs = append(errs, fmt.Errorf("%s: %q is not an absolute http(s) URL", f.name, f.url))
 		}
 	}
-	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("auth: invalid Metadata: %w", err)
-	}
-	return nil
+	return errs
 }
 
 // MetadataHandler serves m as a JSON document to GET and HEAD requests
@@ -120,17 +126,40 @@ func MetadataHandler(m Metadata) http.Handler {
 	})
 }
 
-// MountMetadata serves m on e at both well-known URLs a client tries for
-// an MCP endpoint at mcpPath: the path-based one (WellKnownPath+mcpPath,
-// e.g. /.well-known/oauth-protected-resource/mcp) and the root one
-// (WellKnownPath). It panics if m is invalid.
-func MountMetadata(e *echo.Echo, mcpPath string, m Metadata) {
-	h := echo.WrapHandler(MetadataHandler(m))
+// Metadata returns the protected resource metadata document cfg states:
+// its Resource, AuthorizationServers (by default its Issuer), Scopes,
+// ResourceName and ResourceDocumentation.
+func (cfg Config) Metadata() Metadata {
+	servers := cfg.AuthorizationServers
+	if servers == nil && cfg.Issuer != "" {
+		servers = []string{cfg.Issuer}
+	}
+	return Metadata{
+		Resource:              cfg.Resource,
+		AuthorizationServers:  servers,
+		ScopesSupported:       cfg.Scopes,
+		ResourceName:          cfg.ResourceName,
+		ResourceDocumentation: cfg.ResourceDocumentation,
+	}
+}
+
+// MountMetadata serves cfg's metadata document (Config.Metadata) on e at
+// both well-known URLs a client tries: the one derived from cfg.Resource
+// (MetadataURL: for https://mcp.example.com/mcp, the path
+// /.well-known/oauth-protected-resource/mcp), which every challenge
+// names, and the root one (WellKnownPath). It panics if cfg is invalid,
+// with the error NewVerifier returns, so that a misconfigured server does
+// not start. Serve the document with MetadataHandler instead when the
+// paths differ, for example behind a proxy that rewrites them.
+func MountMetadata(e *echo.Echo, cfg Config) {
+	cfg = cfg.withDefaults()
+	if err := cfg.validate(); err != nil {
+		panic(err)
+	}
+	h := echo.WrapHandler(MetadataHandler(cfg.Metadata()))
 	e.Any(WellKnownPath, h)
-	if p := strings.TrimSuffix(mcpPath, "/"); p != "" {
-		if !strings.HasPrefix(p, "/") {
-			p = "/" + p
-		}
+	u, _ := url.Parse(cfg.Resource) // validate parsed it
+	if p := strings.TrimSuffix(u.Path, "/"); p != "" {
 		e.Any(WellKnownPath+p, h)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -68,12 +69,27 @@ func TestMetadataHandler(t *testing.T) {
 	}
 }
 
+// One Config states the metadata document, serves it at both well-known
+// URLs, and the URL the challenges of auth.JWT name is one of them.
 func TestMountMetadata(t *testing.T) {
+	cfg := rsaConfig()
+	cfg.Scopes, cfg.ResourceName = testMeta.ScopesSupported, testMeta.ResourceName
+	if got := cfg.Metadata(); !reflect.DeepEqual(got, testMeta) {
+		t.Errorf("Config.Metadata\n got %+v\nwant %+v", got, testMeta)
+	}
 	e := echo.New()
-	auth.MountMetadata(e, "/mcp", testMeta)
+	auth.MountMetadata(e, cfg)
+	e.Group("/mcp", auth.JWT(cfg)).POST("", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
 	srv := httptest.NewServer(e)
 	defer srv.Close()
-	for _, path := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+
+	resp, _ := call(t, srv.URL+"/mcp")
+	challenge := `Bearer resource_metadata="` + testMetadata + `", scope="mcp:tools mcp:read"`
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != challenge {
+		t.Errorf("POST /mcp: status %d, challenge\n got %s\nwant %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), challenge)
+	}
+	named := strings.TrimPrefix(testMetadata, "https://mcp.example.com")
+	for _, path := range []string{named, "/.well-known/oauth-protected-resource"} {
 		resp, err := http.Get(srv.URL + path)
 		if err != nil {
 			t.Fatal(err)
@@ -92,6 +108,18 @@ func TestMountMetadata(t *testing.T) {
 			t.Errorf("POST %s: status %d, want 405", path, resp.StatusCode)
 		}
 	}
+}
+
+// MountMetadata refuses to start with a config NewVerifier refuses.
+func TestMountMetadataPanics(t *testing.T) {
+	cfg := rsaConfig()
+	cfg.Resource = ""
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Resource is required") {
+			t.Errorf("recovered %v, want the config error", r)
+		}
+	}()
+	auth.MountMetadata(echo.New(), cfg)
 }
 
 func TestMetadataURL(t *testing.T) {

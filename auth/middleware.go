@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -26,11 +27,7 @@ func JWT(cfg Config) echo.MiddlewareFunc {
 func (v *Verifier) EchoMiddleware() echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			r := c.Request()
-			if v.cfg.Skipper != nil && v.cfg.Skipper(r) {
-				return next(c)
-			}
-			r, err := v.authenticate(r)
+			r, err := v.authenticate(c.Request())
 			if err != nil {
 				v.refuse(c.Response(), c.Request(), err)
 				return nil
@@ -63,10 +60,6 @@ func (v *Verifier) EchoMiddleware() echo.MiddlewareFunc {
 // unsupported method, or more than one, with invalid_request.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if v.cfg.Skipper != nil && v.cfg.Skipper(r) {
-			next.ServeHTTP(w, r)
-			return
-		}
 		r, err := v.authenticate(r)
 		if err != nil {
 			v.refuse(w, r, err)
@@ -77,8 +70,15 @@ func (v *Verifier) Middleware(next http.Handler) http.Handler {
 }
 
 // authenticate verifies the request's token and returns the request with
-// the claims and the principal in its context.
+// the claims and the principal in its context. A request the Skipper
+// skips is returned without them. Either way the context names the
+// metadata URL, so that the router's own challenges (a refusal in
+// connect, a missing tool scope) point where this package's do.
 func (v *Verifier) authenticate(r *http.Request) (*http.Request, *Error) {
+	ctx := bearer.WithResourceMetadata(r.Context(), v.metadataURL)
+	if v.cfg.Skipper != nil && v.cfg.Skipper(r) {
+		return r.WithContext(ctx), nil
+	}
 	token, aerr := v.bearer(r)
 	if aerr != nil {
 		return r, aerr
@@ -88,14 +88,16 @@ func (v *Verifier) authenticate(r *http.Request) (*http.Request, *Error) {
 		return r, aerr
 	}
 	id, _ := claims.Raw[v.cfg.PrincipalClaim].(string) // Verify made sure it is a non-empty string
-	ctx := principal.NewContext(r.Context(), &principal.Principal{ID: id, Scopes: claims.Scopes, Claims: claims.Raw})
+	ctx = principal.NewContext(ctx, &principal.Principal{ID: id, Scopes: claims.Scopes, Claims: claims.Raw})
 	return r.WithContext(withClaims(ctx, claims)), nil
 }
 
 // bearer extracts the token from the Authorization header (RFC 6750 §2.1),
 // the only place the MCP specification allows it.
 func (v *Verifier) bearer(r *http.Request) (string, *Error) {
-	if strings.Contains(r.URL.RawQuery, "access_token") && r.URL.Query().Has("access_token") {
+	// The query is decoded first: access%5Ftoken is the same parameter to
+	// every parser that reads it later.
+	if r.URL.RawQuery != "" && r.URL.Query().Has("access_token") {
 		return "", v.refusal(http.StatusBadRequest, CodeInvalidRequest, "access tokens are not accepted in the query string; send Authorization: Bearer <token>", nil)
 	}
 	values := r.Header.Values("Authorization")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,19 +12,25 @@ import (
 
 	"github.com/MicahParks/keyfunc/v3"
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/rs/zerolog"
 	"golang.org/x/time/rate"
+
+	"github.com/specter-mcp/specter/internal/bearer"
 )
 
 // Verifier verifies access tokens against a Config. It is safe for
 // concurrent use. A Verifier with a JWKSURL refreshes its keys in the
 // background until Close is called or Config.Context is done.
 type Verifier struct {
-	cfg    Config
-	parser *jwt.Parser
-	keys   map[string]any  // static keys, public halves
-	jwks   keyfunc.Keyfunc // JWK Set cache, when cfg.JWKSURL is set
-	stop   context.CancelFunc
-	once   sync.Once
+	cfg Config
+	// metadataURL is where cfg.Resource's metadata is (MetadataURL),
+	// named in every challenge.
+	metadataURL string
+	parser      *jwt.Parser
+	keys        map[string]any  // static keys, public halves
+	jwks        keyfunc.Keyfunc // JWK Set cache, when cfg.JWKSURL is set
+	stop        context.CancelFunc
+	once        sync.Once
 }
 
 // NewVerifier checks cfg and returns a Verifier for it. With a JWKSURL it
@@ -37,9 +42,14 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
+	metadataURL, err := MetadataURL(cfg.Resource)
+	if err != nil {
+		return nil, fmt.Errorf("auth: invalid Config: %w", err) // unreachable: validate checked Resource
+	}
 	v := &Verifier{
-		cfg:  cfg,
-		stop: func() {},
+		cfg:         cfg,
+		metadataURL: metadataURL,
+		stop:        func() {},
 		parser: jwt.NewParser(
 			jwt.WithValidMethods(cfg.Algorithms),
 			jwt.WithIssuer(cfg.Issuer),
@@ -64,7 +74,7 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 			// for the limiter and fetching within this bound; a limiter that
 			// is further away than that refuses at once.
 			RateLimitWaitMax:        cfg.JWKSTimeout,
-			RefreshErrorHandlerFunc: jwksErrorHandler(cfg.JWKSErrorHandler),
+			RefreshErrorHandlerFunc: jwksErrorHandler(cfg.JWKSErrorHandler, *cfg.Logger),
 			RefreshInterval:         cfg.JWKSRefreshInterval,
 			RefreshUnknownKID:       rate.NewLimiter(rate.Every(cfg.JWKSRefreshLimit), 1),
 		})
@@ -78,16 +88,16 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 }
 
 // jwksErrorHandler adapts Config.JWKSErrorHandler to keyfunc's per-URL
-// handler, logging to slog by default so an outage is never silent.
-func jwksErrorHandler(h func(error)) func(string) func(context.Context, error) {
+// handler, logging to log by default so an outage is never silent.
+func jwksErrorHandler(h func(error), log zerolog.Logger) func(string) func(context.Context, error) {
 	return func(u string) func(context.Context, error) {
-		return func(ctx context.Context, err error) {
+		return func(_ context.Context, err error) {
 			err = fmt.Errorf("auth: refreshing JWKS %s: %w", u, err)
 			if h != nil {
 				h(err)
 				return
 			}
-			slog.Default().ErrorContext(ctx, "auth: JWKS refresh failed", "error", err)
+			log.Error().Err(err).Msg("auth: JWKS refresh failed")
 		}
 	}
 }
@@ -264,7 +274,7 @@ func (v *Verifier) refusal(status int, code, description string, err error) *Err
 		Status:      status,
 		Code:        code,
 		Description: description,
-		Challenge:   Challenge(v.cfg.ResourceMetadataURL, v.cfg.Scopes, code),
+		Challenge:   bearer.Challenge(v.metadataURL, v.cfg.Scopes, code),
 		Err:         err,
 	}
 }

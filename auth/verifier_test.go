@@ -3,6 +3,7 @@ package auth_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"reflect"
@@ -14,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/specter-mcp/specter/auth"
+	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -329,5 +331,60 @@ func TestEchoSkipper(t *testing.T) {
 	e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/mcp/health", nil))
 	if rec.Code != http.StatusNoContent {
 		t.Errorf("skipped route: status %d", rec.Code)
+	}
+}
+
+// A DevIssuer's tokens pass its own Config, and no other.
+func TestDevIssuer(t *testing.T) {
+	dev := auth.NewDevIssuer(testAudience)
+	if dev.Issuer != "https://mcp.example.com" || len(dev.Secret) != 32 {
+		t.Errorf("NewDevIssuer: issuer %q, %d-byte secret", dev.Issuer, len(dev.Secret))
+	}
+	srv := serve(t, newVerifier(t, dev.Config()))
+	other := auth.NewDevIssuer(testAudience)
+	expired := dev.Sign(map[string]any{"sub": "ada", "exp": time.Now().Add(-time.Hour).Unix()})
+	tests := []struct {
+		name, token string
+		status      int
+		body        string
+	}{
+		{"token", dev.Token("ada", "a", "b"), 200, `{"id":"ada","scopes":["a","b"],"sub":"ada"}`},
+		{"no scopes", dev.Token("bob"), 200, `{"id":"bob","scopes":null,"sub":"bob"}`},
+		{"extra claims", dev.Sign(map[string]any{"sub": "cy", "plan": "ultra"}), 200, `{"id":"cy","scopes":null,"sub":"cy"}`},
+		{"expired", expired, 401, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: token expired"}}`},
+		{"another secret", other.Token("ada"), 401, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: invalid token signature"}}`},
+		{"another audience", dev.Sign(map[string]any{"sub": "ada", "aud": "https://other.example.com/mcp"}), 401,
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: token audience does not include this server"}}`},
+	}
+	for _, tc := range tests {
+		resp, body := call(t, srv.URL, "Bearer "+tc.token)
+		if resp.StatusCode != tc.status || strings.TrimSpace(body) != tc.body {
+			t.Errorf("%s: status %d, body %s; want %d %s", tc.name, resp.StatusCode, body, tc.status, tc.body)
+		}
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "too short") {
+			t.Errorf("a short secret: recovered %v, want a panic", r)
+		}
+	}()
+	(&auth.DevIssuer{Secret: []byte("short"), Issuer: testIssuer, Resource: testAudience}).Token("ada")
+}
+
+// Every request the middleware passes, skipped or authenticated, names
+// the metadata URL in its context, where the router's challenges read it.
+func TestContextNamesMetadata(t *testing.T) {
+	cfg := rsaConfig()
+	cfg.Skipper = func(r *http.Request) bool { return r.URL.Path == "/health" }
+	h := newVerifier(t, cfg).Middleware(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(bearer.ResourceMetadata(r.Context())))
+	}))
+	for _, path := range []string{"/health", "/mcp"} {
+		req := httptest.NewRequest(http.MethodPost, path, nil)
+		req.Header.Set("Authorization", "Bearer "+sign(t, jwt.SigningMethodRS256, rsaKey(), "rsa", claims()))
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK || rec.Body.String() != testMetadata {
+			t.Errorf("%s: status %d, metadata URL %q, want %q", path, rec.Code, rec.Body, testMetadata)
+		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/auth"
 )
@@ -63,49 +61,32 @@ func grantedScopes(u user) []string {
 	return nil
 }
 
-// issuer is the demo authorization server: it signs tokens with an HS256
-// secret shared with the app's auth.JWT. A real deployment verifies the
-// tokens of its authorization server instead, usually with public keys
-// from its JWKS URL (auth.Config.JWKSURL).
-type issuer struct {
-	secret []byte
-	url    string // the "iss" claim: the app's origin, the issuer of its tokens
-	aud    string // the "aud" claim: the app's MCP endpoint URL
+// newIssuer returns the demo authorization server of the app whose MCP
+// endpoint is mcpURL: an auth.DevIssuer signing HS256 tokens with a secret
+// shared with the app's auth.JWT, issued by the app's origin. A real
+// deployment verifies the tokens of its authorization server instead,
+// usually with public keys from its JWKS URL (auth.Config.JWKSURL).
+func newIssuer(secret []byte, mcpURL string) *auth.DevIssuer {
+	return &auth.DevIssuer{Secret: secret, Issuer: strings.TrimSuffix(mcpURL, mcpPath), Resource: mcpURL, TTL: tokenTTL}
 }
 
-// newIssuer returns the issuer of the app whose MCP endpoint is mcpURL.
-func newIssuer(secret []byte, mcpURL string) issuer {
-	return issuer{secret: secret, url: strings.TrimSuffix(mcpURL, mcpPath), aud: mcpURL}
-}
-
-// mint signs a token for u granting scopes, valid for ttl from now.
-func (is issuer) mint(u user, scopes []string, ttl time.Duration) (string, error) {
-	now := time.Now()
-	claims := jwt.MapClaims{
-		"iss":  is.url,
-		"aud":  is.aud,
-		"sub":  u.ID,
-		"name": u.Name,
-		"plan": string(u.Plan),
-		"iat":  now.Unix(),
-		"exp":  now.Add(ttl).Unix(),
-	}
+// tokenFor signs a token for u granting scopes.
+func tokenFor(is *auth.DevIssuer, u user, scopes []string) string {
+	claims := map[string]any{"sub": u.ID, "name": u.Name, "plan": string(u.Plan)}
 	if len(scopes) > 0 {
 		claims["scope"] = strings.Join(scopes, " ")
 	}
-	return jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(is.secret)
+	return is.Sign(claims)
 }
 
-// verifier returns the auth.JWT configuration that accepts exactly the
-// issuer's tokens for this app, with challenges pointing at metadataURL.
-func (is issuer) verifier(metadataURL string) auth.Config {
-	return auth.Config{
-		Keys:                map[string]any{"": is.secret},
-		Algorithms:          []string{"HS256"},
-		Issuer:              is.url,
-		Audience:            is.aud,
-		ResourceMetadataURL: metadataURL,
-	}
+// authConfig is the app's one statement of its authorization facts: it
+// accepts exactly the issuer's tokens, and drives the metadata document
+// and every challenge, the router's included.
+func authConfig(is *auth.DevIssuer) auth.Config {
+	cfg := is.Config()
+	cfg.Scopes = []string{scopeJobs}
+	cfg.ResourceName = "Specter example"
+	return cfg
 }
 
 // loadSecret returns the issuer's secret: $SPECTER_JWT_SECRET as given, or

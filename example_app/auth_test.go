@@ -70,7 +70,9 @@ func TestRequestsWithoutAValidTokenAreRefused(t *testing.T) {
 		h := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`))
 		return h + "." + parts[1] + "."
 	}()
-	noToken := `Bearer resource_metadata="` + metadataURL(srv) + `"`
+	// The challenges name the scopes the metadata lists: one auth.Config
+	// states both.
+	noToken := `Bearer resource_metadata="` + metadataURL(srv) + `", scope="` + scopeJobs + `"`
 	invalid := noToken + `, error="invalid_token"`
 
 	for _, tc := range []struct {

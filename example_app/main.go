@@ -161,21 +161,8 @@ func run() error {
 // at its well-known URLs. The caller serves the Echo instance and shuts
 // the router down.
 func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
-	metadataURL, err := auth.MetadataURL(cfg.URL)
-	if err != nil {
-		return nil, nil, err
-	}
-	is := newIssuer(cfg.Secret, cfg.URL)
-	metadata := auth.Metadata{
-		Resource:             cfg.URL,
-		AuthorizationServers: []string{is.url},
-		ScopesSupported:      []string{scopeJobs},
-		ResourceName:         "Specter example",
-	}
-	if err := metadata.Validate(); err != nil {
-		return nil, nil, err
-	}
-	verifier, err := auth.NewVerifier(is.verifier(metadataURL))
+	authCfg := authConfig(newIssuer(cfg.Secret, cfg.URL))
+	verifier, err := auth.NewVerifier(authCfg)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,7 +188,6 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 		specter.Title("Specter example"),
 		specter.Instructions("Studies are readable as my_app://studies/{id} resources and with the get_study tool."),
 		specter.Logger(cfg.Log),
-		specter.ResourceMetadata(metadataURL),
 		specter.StateKey(stateKey[:]),
 	}
 	if cfg.Backplane != nil {
@@ -215,7 +201,7 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 	declareTools(r, studies)
 
 	// Clients find the authorization server here, without a token.
-	auth.MountMetadata(e, mcpPath, metadata)
+	auth.MountMetadata(e, authCfg)
 	// The request log comes first so that it records refused requests
 	// too; the rate limit comes after authentication, so that it counts
 	// per caller rather than per IP address.
@@ -263,14 +249,8 @@ func displayAddr(a net.Addr) string {
 // user.
 func printBanner(w io.Writer, cfg config, randomSecret bool) error {
 	is := newIssuer(cfg.Secret, cfg.URL)
-	basic, err := is.mint(basicUser, grantedScopes(basicUser), tokenTTL)
-	if err != nil {
-		return err
-	}
-	ultra, err := is.mint(ultraUser, grantedScopes(ultraUser), tokenTTL)
-	if err != nil {
-		return err
-	}
+	basic := tokenFor(is, basicUser, grantedScopes(basicUser))
+	ultra := tokenFor(is, ultraUser, grantedScopes(ultraUser))
 	metadataURL, err := auth.MetadataURL(cfg.URL)
 	if err != nil {
 		return err
@@ -319,7 +299,7 @@ its _meta, and the headers repeat the version and the method):
     -H 'Mcp-Method: tools/list' \
     -d '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}'
 
-`, cfg.URL, metadataURL, is.url, secret,
+`, cfg.URL, metadataURL, is.Issuer, secret,
 		basicUser.Name, scopes(basicUser), strings.Join(planBasic.tools(), ", "), basic,
 		ultraUser.Name, scopes(ultraUser), strings.Join(planUltra.tools(), ", "), scopeJobs, ultra,
 		cfg.URL, basic, cfg.URL, basic)

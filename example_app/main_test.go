@@ -66,11 +66,7 @@ func startAppWith(t *testing.T, edit func(*config)) *httptest.Server {
 // valid for an hour.
 func mint(t *testing.T, srv *httptest.Server, u user, scopes []string) string {
 	t.Helper()
-	tok, err := newIssuer(testSecret, srv.URL+mcpPath).mint(u, scopes, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	return tokenFor(newIssuer(testSecret, srv.URL+mcpPath), u, scopes)
 }
 
 func TestInitializeInstructionsNameThePlan(t *testing.T) {
@@ -114,7 +110,7 @@ func TestBannerPrintsTheURLAndWorkingTokens(t *testing.T) {
 	if len(tokens) != 2 {
 		t.Fatalf("the banner shows %d tokens, want 2:\n%s", len(tokens), banner)
 	}
-	ver, err := auth.NewVerifier(newIssuer(testSecret, cfg.URL).verifier(""))
+	ver, err := auth.NewVerifier(newIssuer(testSecret, cfg.URL).Config())
 	if err != nil {
 		t.Fatal(err)
 	}

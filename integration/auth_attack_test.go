@@ -254,25 +254,21 @@ func TestAuthRequestStateIsBoundToThePrincipal(t *testing.T) {
 	}})
 	alice, mallory := as.modern(t, as.token(t, "alice", "")), as.modern(t, as.token(t, "mallory", ""))
 
-	resp, err := alice.CallTool(ctx(t), "delete_study", nil, nil)
-	var round1 mcptest.ModernResult
-	if err != nil || resp.Decode(&round1) != nil || round1.ResultType != mcp.ResultInputRequired || round1.RequestState == "" {
+	round1, resp, err := alice.CallTool(ctx(t), "delete_study", nil)
+	if err != nil || round1.ResultType != mcp.ResultInputRequired || round1.RequestState == "" {
 		t.Fatalf("round 1 for alice: %+v %v", resp, err)
 	}
-	retry := map[string]any{
-		"requestState":   round1.RequestState,
-		"inputResponses": map[string]any{"elicitation-1": map[string]any{"action": "accept", "content": map[string]any{"sure": true}}},
-	}
-	resp, err = mallory.CallTool(ctx(t), "delete_study", nil, retry)
-	if err != nil || resp.Status != http.StatusBadRequest || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidParams {
+	retry := mcptest.Retry(round1.RequestState,
+		map[string]any{"elicitation-1": map[string]any{"action": "accept", "content": map[string]any{"sure": true}}})
+	_, resp, err = mallory.CallTool(ctx(t), "delete_study", nil, retry)
+	if !errors.As(err, new(*jsonrpc.Error)) || resp.Status != http.StatusBadRequest || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("alice's requestState presented by mallory: %+v %v, want HTTP 400 error -32602", resp, err)
 	}
 	if n := ran.Load(); n != 0 {
 		t.Fatalf("the tool completed %d times with a stolen requestState", n)
 	}
-	resp, err = alice.CallTool(ctx(t), "delete_study", nil, retry)
-	var done mcptest.ToolResult
-	if err != nil || resp.Decode(&done) != nil || len(done.Content) != 1 || done.Content[0].Text != "alice answered accept" {
+	done, resp, err := alice.CallTool(ctx(t), "delete_study", nil, retry)
+	if err != nil || len(done.Content) != 1 || done.Content[0].Text != "alice answered accept" {
 		t.Errorf("alice's own retry: %+v %v", resp, err)
 	}
 }

@@ -55,16 +55,16 @@ type authSetup struct {
 	router  []specter.RouterOption
 	declare func(r *specter.Router)
 	connect func(c *specter.Context) error
-	// jwt adjusts the auth.JWT config (its Audience and metadata URL are
-	// already those of the server).
+	// jwt adjusts the auth.Config (its Resource is already the server's).
 	jwt func(cfg *auth.Config)
 	// rate replaces the rate limit of 1000 requests per second.
 	rate *middleware.RateLimitConfig
 }
 
-// authServer is an Echo application as the README sets one up: RFC 9728
-// metadata at the well-known URLs, auth.JWT and a rate limit on the MCP
-// group, a router mounted in it. It runs on a real loopback server whose
+// authServer is an Echo application as the README sets one up: one
+// auth.Config drives the RFC 9728 metadata at the well-known URLs and
+// auth.JWT on the MCP group, whose challenges and the router's name the
+// same metadata URL; a rate limit and a router in the group. It runs on a real loopback server whose
 // MCP URL is the tokens' audience. Every answer is watched: the test
 // fails if a handler panicked, answered 5xx or reported an internal
 // error.
@@ -87,19 +87,18 @@ func newAuthServer(t *testing.T, s authSetup) *authServer {
 		t.Fatal(err)
 	}
 	cfg := auth.Config{
-		Keys:                map[string]any{authKid: &authKey().PublicKey},
-		Algorithms:          []string{"RS256"},
-		Issuer:              authIssuer,
-		Audience:            as.resource,
-		ResourceMetadataURL: as.metadata,
-		Scopes:              authScopes,
+		Resource:     as.resource,
+		Issuer:       authIssuer,
+		Keys:         map[string]any{authKid: &authKey().PublicKey},
+		Algorithms:   []string{"RS256"},
+		Scopes:       authScopes,
+		ResourceName: "Specter auth tests",
 	}
 	if s.jwt != nil {
 		s.jwt(&cfg)
 	}
 	opts := append([]specter.RouterOption{
 		quiet,
-		specter.ResourceMetadata(as.metadata),
 		specter.OnError(func(context.Context, error, *specter.Request) { as.internal.Add(1) }),
 	}, s.router...)
 	as.r = specter.NewRouter("auth-test", "1.0.0", opts...)
@@ -117,12 +116,7 @@ func newAuthServer(t *testing.T, s authSetup) *authServer {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.Use(as.watch)
-	auth.MountMetadata(e, "/mcp", auth.Metadata{
-		Resource:             as.resource,
-		AuthorizationServers: []string{authIssuer},
-		ScopesSupported:      authScopes,
-		ResourceName:         "Specter auth tests",
-	})
+	auth.MountMetadata(e, cfg)
 	as.r.Mount(e.Group("/mcp", auth.JWT(cfg), echo.WrapMiddleware(middleware.RateLimitWithConfig(rate))))
 	srv.Config.Handler = e
 	srv.Start()

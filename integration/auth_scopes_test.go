@@ -545,3 +545,35 @@ func TestAuthMetadataAndChallenges(t *testing.T) {
 		}
 	}
 }
+
+// The router's own 401 (connect refuses) and 403 (a missing scope) name
+// the metadata URL auth.JWT's Config states, in both eras, even over a
+// ResourceMetadata option (the fallback for apps without auth.JWT).
+func TestAuthRouterChallengesFollowTheAuthConfig(t *testing.T) {
+	as := newAuthServer(t, authSetup{
+		router:  []specter.RouterOption{specter.ResourceMetadata("https://elsewhere.example.com/.well-known/oauth-protected-resource")},
+		declare: authDeclareScoped,
+		connect: func(c *specter.Context) error {
+			if p := c.Caller(); p != nil && p.ID == "banned" {
+				return specter.Unauthorized("banned")
+			}
+			return nil
+		},
+	})
+	banned := bearer(as.token(t, "banned", "studies:read"))
+	refused := `Bearer resource_metadata="` + as.metadata + `", error="invalid_token"`
+	for _, era := range authEras {
+		t.Run(era.name, func(t *testing.T) {
+			body, header := authInitialize, banned
+			if era.modern {
+				body, header = authModernDiscover, authModernHeader(banned)
+			}
+			resp, raw := as.post(t, "", header, strings.NewReader(body))
+			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != refused {
+				t.Errorf("connect refuses: status %d, WWW-Authenticate\n got %q\nwant %q (%.200s)", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), refused, raw)
+			}
+			reader := as.caller(t, era.modern, as.token(t, "reader", "studies:read"))
+			authRefusal(t, "reader calls write_tool", reader("tools/call", map[string]any{"name": "write_tool"}), 403, specter.CodeForbidden, as.stepUp("studies:write"))
+		})
+	}
+}

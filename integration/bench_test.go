@@ -28,7 +28,7 @@ func benchRouter() *specter.Router {
 // the client's side of the exchange.
 func BenchmarkToolsCall(b *testing.B) {
 	r := benchRouter()
-	_, c := mcptest.NewServer(b, r.Handler())
+	_, c := mcptest.NewServer(b, r.Handler(), "/mcp")
 	defer r.Shutdown(context.Background())
 	if _, err := c.Initialize(context.Background(), "2025-11-25"); err != nil {
 		b.Fatal(err)

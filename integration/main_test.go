@@ -116,7 +116,7 @@ func newEnv(t *testing.T, r *specter.Router) *env {
 	if r == nil {
 		r = fixture.New(quiet)
 	}
-	srv, c := mcptest.NewServer(t, r.Handler())
+	srv, c := mcptest.NewServer(t, r.Handler(), "/mcp")
 	e := &env{t: t, r: r, srv: srv}
 	e.client = e.newClient(c)
 	t.Cleanup(func() {

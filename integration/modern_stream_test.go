@@ -255,7 +255,7 @@ func TestModernCancellingTheRequestCancelsABlockedHandler(t *testing.T) {
 		<-started
 		cancel()
 	}()
-	if _, err := c.CallTool(cctx, "block", nil, nil); !errors.Is(err, context.Canceled) {
+	if _, _, err := c.CallTool(cctx, "block", nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("call: %v, want the client's cancellation", err)
 	}
 	within(t, "the handler's cancellation", 2*time.Second, cancelled)

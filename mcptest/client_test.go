@@ -200,7 +200,7 @@ func TestCallStreamWithServerRequest(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := &sseServer{t: t, answers: make(chan *jsonrpc.Message, 1)}
-			_, c := NewServer(t, srv)
+			_, c := NewServer(t, srv, "/mcp")
 			c.OnRequest = tt.onRequest
 			c.SessionID, c.Version = "sess-1", "2025-06-18"
 			c.Header.Set("Authorization", "Bearer t")
@@ -265,7 +265,7 @@ func TestCallStreamWithServerRequest(t *testing.T) {
 
 func TestCallStreamSkipsOtherResponses(t *testing.T) {
 	srv := &sseServer{t: t, answers: make(chan *jsonrpc.Message, 1), stale: true}
-	_, c := NewServer(t, srv)
+	_, c := NewServer(t, srv, "/mcp")
 	c.OnRequest = func(string, json.RawMessage) (any, *jsonrpc.Error) { return struct{}{}, nil }
 	resp, err := c.Call(context.Background(), "tools/call", nil)
 	if err != nil {
@@ -278,7 +278,7 @@ func TestCallStreamSkipsOtherResponses(t *testing.T) {
 
 func TestCallStreamEnded(t *testing.T) {
 	srv := &sseServer{t: t, answers: make(chan *jsonrpc.Message, 1), end: true}
-	_, c := NewServer(t, srv)
+	_, c := NewServer(t, srv, "/mcp")
 	c.OnRequest = func(string, json.RawMessage) (any, *jsonrpc.Error) { return struct{}{}, nil }
 	resp, err := c.Call(context.Background(), "tools/call", nil)
 	if !errors.Is(err, ErrStreamEnded) {
@@ -321,7 +321,7 @@ func TestCallJSONAndNotify(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, json.RawMessage(`{"method":"`+m.Method+`"}`)))
 	})
-	_, c := NewServer(t, h)
+	_, c := NewServer(t, h, "/mcp")
 	var requests []string
 	c.OnMessage = func(request string, _ []byte) { requests = append(requests, request) }
 	ctx := context.Background()

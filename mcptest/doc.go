@@ -1,10 +1,12 @@
 // Package mcptest helps test MCP servers built with Specter, the way
-// net/http/httptest helps test handlers: NewServer serves a router on a
-// loopback port; Client is a real session-era client (initialize,
+// net/http/httptest helps test handlers: NewServer serves any handler (a
+// router, or a whole Echo app with its middleware and well-known URLs) on
+// a loopback port; Client is a real session-era client (initialize,
 // Mcp-Session-Id) over Streamable HTTP that reads JSON and SSE answers,
 // answers server-to-client requests, and opens and resumes streams; and
 // ModernClient speaks the stateless 2026-07-28 wire (per-request _meta,
 // standard headers, input_required retries, subscriptions/listen). Both
 // show every message they receive to an observer, for example a JSON
-// Schema check.
+// Schema check, and both offer the MCP methods of Caller with the same
+// result types, so that one test can run in either era.
 package mcptest

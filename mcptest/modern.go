@@ -185,17 +185,6 @@ func (c *ModernClient) Call(ctx context.Context, method string, params map[strin
 	return c.Send(ctx, c.Request(method, params))
 }
 
-// CallTool calls a tool. extra is merged into the params: inputResponses
-// and requestState when retrying an input_required result.
-func (c *ModernClient) CallTool(ctx context.Context, name string, args map[string]any, extra map[string]any) (*Response, error) {
-	p := map[string]any{"name": name}
-	if args != nil {
-		p["arguments"] = args
-	}
-	maps.Copy(p, extra)
-	return c.Call(ctx, "tools/call", p)
-}
-
 // Send posts r and reads its answer as Call does. A non-2xx status with a
 // JSON-RPC error body comes back as a Response with Error set.
 func (c *ModernClient) Send(ctx context.Context, r *ModernRequest) (*Response, error) {

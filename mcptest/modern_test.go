@@ -94,7 +94,7 @@ func jsonAnswer(w http.ResponseWriter, m *jsonrpc.Message) {
 
 func TestModernRequestOnTheWire(t *testing.T) {
 	rec := &recorder{answer: jsonAnswer}
-	srv, _ := NewServer(t, rec)
+	srv, _ := NewServer(t, rec, "/mcp")
 	c := NewModernClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	c.Header.Set("Authorization", "Bearer t")
@@ -110,7 +110,7 @@ func TestModernRequestOnTheWire(t *testing.T) {
 	if err != nil || string(resp.ID) != "1" || string(resp.Result) != `{"resultType":"complete"}` {
 		t.Fatalf("Call = %+v, %v", resp, err)
 	}
-	if _, err := c.CallTool(ctx, "greet", map[string]any{"who": "ada"}, map[string]any{"requestState": "S", "inputResponses": map[string]any{"k": 1}}); err != nil {
+	if _, _, err := c.CallTool(ctx, "greet", map[string]any{"who": "ada"}, Retry("S", map[string]any{"k": 1})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Call(ctx, "tools/list", nil); err != nil {
@@ -152,7 +152,7 @@ func TestModernRequestOnTheWire(t *testing.T) {
 
 func TestModernRequestCanBeAltered(t *testing.T) {
 	rec := &recorder{answer: jsonAnswer}
-	srv, _ := NewServer(t, rec)
+	srv, _ := NewServer(t, rec, "/mcp")
 	c := NewModernClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	c.Version = "v999.0.0"
@@ -194,7 +194,7 @@ func TestModernStreamRecordsServerRequestsWithoutAnsweringThem(t *testing.T) {
 		_, _ = io.WriteString(w, "data: "+string(jsonrpc.AppendResult(nil, jsonrpc.IntID(98), json.RawMessage(`{"stale":true}`)))+"\n\n")
 		_, _ = io.WriteString(w, "data: "+string(jsonrpc.AppendResult(nil, m.ID, json.RawMessage(`{"resultType":"complete"}`)))+"\n\n")
 	}}
-	srv, _ := NewServer(t, rec)
+	srv, _ := NewServer(t, rec, "/mcp")
 	c := NewModernClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	var seen int
@@ -204,7 +204,7 @@ func TestModernStreamRecordsServerRequestsWithoutAnsweringThem(t *testing.T) {
 			t.Errorf("OnMessage request %q", request)
 		}
 	}
-	resp, err := c.CallTool(context.Background(), "t", nil, nil)
+	_, resp, err := c.CallTool(context.Background(), "t", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,14 +246,7 @@ func newRouter(opts ...specter.RouterOption) *specter.Router {
 		}
 		return specter.Reply("Hello, " + res["name"].(string))
 	}, specter.Description("Greets"))
-	r.Tool("count", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		for i := range 3 {
-			if err := c.Progress(float64(i), 3, ""); err != nil {
-				return specter.Error(err)
-			}
-		}
-		return specter.Reply("counted")
-	}, specter.Description("Counts"))
+	r.Tool("count", count, specter.Description("Counts"))
 	return r
 }
 
@@ -268,7 +261,7 @@ func shutdown(t *testing.T, r *specter.Router) {
 func TestModernClientAgainstARouter(t *testing.T) {
 	r := newRouter()
 	shutdown(t, r)
-	srv, _ := NewServer(t, r.Handler())
+	srv, _ := NewServer(t, r.Handler(), "/mcp")
 	c := NewModernClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	c.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
@@ -281,21 +274,17 @@ func TestModernClientAgainstARouter(t *testing.T) {
 		t.Fatalf("discover: %+v %v", resp, err)
 	}
 
-	resp, err = c.CallTool(ctx, "greet", nil, nil)
-	var round1 ModernResult
-	if err != nil || resp.Decode(&round1) != nil {
+	round1, resp, err := c.CallTool(ctx, "greet", nil)
+	if err != nil {
 		t.Fatalf("round 1: %+v %v", resp, err)
 	}
 	q, ok := round1.InputRequests["who"]
 	if round1.ResultType != "input_required" || !ok || q.Method != "elicitation/create" || round1.RequestState == "" {
 		t.Fatalf("round 1 = %+v", round1)
 	}
-	resp, err = c.CallTool(ctx, "greet", nil, map[string]any{
-		"inputResponses": map[string]any{"who": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}},
-		"requestState":   round1.RequestState,
-	})
-	var done ToolResult
-	if err != nil || resp.Decode(&done) != nil || len(done.Content) != 1 || done.Content[0].Text != "Hello, Ada" {
+	done, resp, err := c.CallTool(ctx, "greet", nil, Retry(round1.RequestState,
+		map[string]any{"who": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}}))
+	if err != nil || len(done.Content) != 1 || done.Content[0].Text != "Hello, Ada" {
 		t.Fatalf("round 2: %+v %v", resp, err)
 	}
 
@@ -314,7 +303,7 @@ func TestModernClientAgainstARouter(t *testing.T) {
 func TestListen(t *testing.T) {
 	r := newRouter(specter.KeepAlive(10 * time.Millisecond))
 	shutdown(t, r)
-	srv, _ := NewServer(t, r.Handler())
+	srv, _ := NewServer(t, r.Handler(), "/mcp")
 	c := NewModernClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -364,7 +353,7 @@ func TestListen(t *testing.T) {
 
 func TestListenEndsWithTheServerAndRefusals(t *testing.T) {
 	r := newRouter()
-	srv, _ := NewServer(t, r.Handler())
+	srv, _ := NewServer(t, r.Handler(), "/mcp")
 	c := NewModernClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

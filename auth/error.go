@@ -2,21 +2,22 @@ package auth
 
 import (
 	"net/http"
-	"strings"
 
+	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/jsonrpc"
 )
 
-// RFC 6750 §3.1 error codes used in challenges.
+// RFC 6750 §3.1 error codes used in challenges; the router's challenges
+// use the same.
 const (
 	// CodeInvalidRequest means the request is malformed (400).
-	CodeInvalidRequest = "invalid_request"
+	CodeInvalidRequest = bearer.CodeInvalidRequest
 	// CodeInvalidToken means the token is expired, revoked, malformed or
 	// otherwise invalid (401).
-	CodeInvalidToken = "invalid_token"
+	CodeInvalidToken = bearer.CodeInvalidToken
 	// CodeInsufficientScope means the token lacks a scope the request
 	// needs (403).
-	CodeInsufficientScope = "insufficient_scope"
+	CodeInsufficientScope = bearer.CodeInsufficientScope
 )
 
 // Error is why a request was refused. Description is safe to show the
@@ -55,42 +56,4 @@ func (e *Error) Respond(w http.ResponseWriter) {
 	h.Set("WWW-Authenticate", e.Challenge)
 	h.Set("Cache-Control", "no-store")
 	jsonrpc.WriteError(w, e.Status, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(e.Status), e.Description))
-}
-
-// Challenge builds the value of a WWW-Authenticate header for the Bearer
-// scheme (RFC 6750 §3, RFC 9728 §5.1), such as
-//
-//	Bearer resource_metadata="https://mcp.example.com/.well-known/oauth-protected-resource/mcp", scope="files:read", error="invalid_token"
-//
-// Empty arguments are left out; with none, the value is just "Bearer".
-// errCode is one of the Code constants, or empty when the request carried
-// no credentials (RFC 6750 §3.1 asks for no error code then). The router
-// and this package both build challenges with it so that they read alike.
-func Challenge(resourceMetadataURL string, scopes []string, errCode string) string {
-	var b strings.Builder
-	b.WriteString("Bearer")
-	sep := " "
-	param := func(name, value string) {
-		b.WriteString(sep)
-		b.WriteString(name)
-		b.WriteString(`="`)
-		for _, c := range []byte(value) {
-			if c == '"' || c == '\\' {
-				b.WriteByte('\\') // quoted-pair, RFC 9110 §5.6.4
-			}
-			b.WriteByte(c)
-		}
-		b.WriteByte('"')
-		sep = ", "
-	}
-	if resourceMetadataURL != "" {
-		param("resource_metadata", resourceMetadataURL)
-	}
-	if len(scopes) > 0 {
-		param("scope", strings.Join(scopes, " "))
-	}
-	if errCode != "" {
-		param("error", errCode)
-	}
-	return b.String()
 }
