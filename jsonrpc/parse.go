@@ -14,7 +14,10 @@ const MaxDepth = 64
 // Parse decodes a request body: one message, or a batch (a JSON array).
 // Errors come back as *Error with CodeParseError for bodies that are not
 // JSON (or nest deeper than MaxDepth) and CodeInvalidRequest for JSON that
-// is not JSON-RPC. In a batch, an invalid element fails the whole body.
+// is not JSON-RPC. Envelope members are matched exactly: a member given
+// twice, or a key that differs from one only in case ("Method"), makes the
+// message an Invalid Request, since another parser would read it
+// differently. In a batch, an invalid element fails the whole body.
 func Parse(body []byte) (msgs []*Message, batch bool, err error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
@@ -61,6 +64,9 @@ func decodeOne(b []byte) (*Message, *Error) {
 			return nil, Errorf(CodeParseError, "parse error: %s", describe(err))
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: %s", describe(err))
+	}
+	if e := checkEnvelope(b); e != nil {
+		return nil, e
 	}
 	if e := m.validate(); e != nil {
 		return nil, e
