@@ -75,6 +75,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if !batch {
 			unambiguous(t, body)
+		} else {
+			var elems []json.RawMessage
+			if err := json.Unmarshal(body, &elems); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range elems {
+				unambiguous(t, e)
+			}
 		}
 		for _, m := range msgs {
 			if m.Kind() == KindInvalid {

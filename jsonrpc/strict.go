@@ -11,32 +11,23 @@ import (
 // envelope lists the members of a JSON-RPC message, as Message decodes them.
 var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error"}
 
-// checkEnvelope rejects a message that decoders could read differently:
-// one whose members repeat, or whose keys differ from a member only in case
+// checkMember records key, a member of a message's envelope, in seen and
+// rejects a message that decoders could read differently: one whose
+// members repeat, or whose keys differ from a member only in case
 // (encoding/json matches {"Method":…} to Method, another parser ignores
-// it). b must be valid JSON. Other members are ignored.
-func checkEnvelope(b []byte) *Error {
-	o, ok := jsonscan.Members(b)
-	if !ok {
+// it). Other members are ignored.
+func checkMember(key []byte, seen *uint8) *Error {
+	if i := exactMember(key); i >= 0 {
+		if *seen&(1<<i) != 0 {
+			return Errorf(CodeInvalidRequest, "invalid request: member %q appears twice", envelope[i])
+		}
+		*seen |= 1 << i
 		return nil
 	}
-	var seen uint8
-	for {
-		key, _, ok := o.Next()
-		if !ok {
-			return nil
-		}
-		if i := exactMember(key); i >= 0 {
-			if seen&(1<<i) != 0 {
-				return Errorf(CodeInvalidRequest, "invalid request: member %q appears twice", envelope[i])
-			}
-			seen |= 1 << i
-			continue
-		}
-		if name, ok := foldsTo(key, envelope[:]); ok {
-			return Errorf(CodeInvalidRequest, "invalid request: %s is not %q: member names are case-sensitive", quoteKey(key), name)
-		}
+	if name, ok := foldsTo(key, envelope[:]); ok {
+		return Errorf(CodeInvalidRequest, "invalid request: %s is not %q: member names are case-sensitive", quoteKey(key), name)
 	}
+	return nil
 }
 
 // exactMember returns the index of key in envelope, or -1.

@@ -49,8 +49,8 @@ func (o *Object) Next() (key, value []byte, ok bool) {
 		o.pos = len(d)
 		return nil, nil, false
 	}
-	end := skipString(d, i)
-	key = decodeKey(d[i:end])
+	end := StringEnd(d, i)
+	key = Key(d[i:end])
 	i = skipSpace(d, end)
 	if i >= len(d) || d[i] != ':' {
 		o.pos = len(d)
@@ -97,9 +97,10 @@ func (a *Array) Next() (value []byte, ok bool) {
 	return d[i:end], true
 }
 
-// decodeKey decodes a quoted key. Plain keys, by far the most common, are
-// returned without copying.
-func decodeKey(quoted []byte) []byte {
+// Key decodes a quoted key, as encoding/json does: escapes resolved and
+// invalid UTF-8 replaced by U+FFFD, so that two spellings of one key compare
+// equal. Plain keys, by far the most common, are returned without copying.
+func Key(quoted []byte) []byte {
 	if len(quoted) < 2 {
 		return nil
 	}
@@ -107,8 +108,6 @@ func decodeKey(quoted []byte) []byte {
 	if bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
 		return raw
 	}
-	// encoding/json's reading: escapes resolved, invalid UTF-8 replaced
-	// by U+FFFD, so that two spellings of one key compare equal.
 	var s string
 	if json.Unmarshal(quoted, &s) != nil {
 		return raw
@@ -128,9 +127,9 @@ func skipSpace(d []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string that starts at d[i], a
-// quote, or len(d) if it does not end.
-func skipString(d []byte, i int) int {
+// StringEnd returns the index after the JSON string that starts at d[i],
+// a quote, or len(d) if it does not end.
+func StringEnd(d []byte, i int) int {
 	i++
 	for {
 		// IndexByte is vectorized; escapes are rare, so the quote is
@@ -161,13 +160,13 @@ func skipValue(d []byte, i int) int {
 	}
 	switch d[i] {
 	case '"':
-		return skipString(d, i)
+		return StringEnd(d, i)
 	case '{', '[':
 		depth := 0
 		for i < len(d) {
 			switch d[i] {
 			case '"':
-				i = skipString(d, i)
+				i = StringEnd(d, i)
 				continue
 			case '{', '[':
 				depth++
