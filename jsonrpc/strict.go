@@ -32,10 +32,19 @@ func checkMember(key []byte, seen *uint8) *Error {
 
 // exactMember returns the index of key in envelope, or -1.
 func exactMember(key []byte) int {
-	for i, m := range envelope {
-		if string(key) == m {
-			return i
-		}
+	switch string(key) {
+	case "jsonrpc":
+		return 0
+	case "id":
+		return 1
+	case "method":
+		return 2
+	case "params":
+		return 3
+	case "result":
+		return 4
+	case "error":
+		return 5
 	}
 	return -1
 }

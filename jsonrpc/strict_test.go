@@ -117,3 +117,14 @@ func TestCheckMembers(t *testing.T) {
 		})
 	}
 }
+
+func TestExactMemberMatchesEnvelope(t *testing.T) {
+	for i, m := range envelope {
+		if got := exactMember([]byte(m)); got != i {
+			t.Errorf("exactMember(%q) = %d, want %d", m, got, i)
+		}
+	}
+	if got := exactMember([]byte("Method")); got != -1 {
+		t.Errorf("exactMember(Method) = %d", got)
+	}
+}
