@@ -3,12 +3,34 @@
 # The npm harness pinning the official MCP conformance suite and Node 22.
 HARNESS := integration/conformance
 
-.PHONY: test bench
+# The fuzz targets `make fuzz` runs, as package:Target; add new ones here.
+FUZZ := \
+	./jsonrpc:FuzzParse \
+	./internal/jsonscan:FuzzMembers \
+	./sse:FuzzAppendEvent \
+	./mcptest:FuzzEventReader \
+	./params:FuzzValidate
+
+# How long each fuzz target runs.
+FUZZTIME ?= 10s
+
+.PHONY: test bench fuzz
 
 test: $(HARNESS)/node_modules/.package-lock.json
 	go vet ./...
 	go test -race -count=1 -timeout 15m ./...
 	go test -count=1 -run '^TestSessionMemory$$' -v ./integration/
+	$(MAKE) fuzz
+
+# Runs each fuzz target for FUZZTIME on top of its seeds and its
+# testdata/fuzz corpus (which plain go test replays). A failing input is
+# written to the package's testdata/fuzz/<Target>/: fix the bug and commit
+# the file, so that it stays a regression test.
+fuzz:
+	@set -e; for t in $(FUZZ); do \
+		echo "go test -fuzz $${t#*:} $${t%%:*}"; \
+		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

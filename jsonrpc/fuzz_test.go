@@ -1,6 +1,7 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -39,6 +40,14 @@ func FuzzParse(f *testing.F) {
 		strings.Repeat("[", MaxDepth+1),
 		`{"jsonrpc":"2.0","id":1e400,"method":"a"}`,
 		"{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"\xfe\"}",
+		`{"jsonrpc":"2.0","id":1,"method":"ping","Method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","m\u0065thod":"tools/list"}`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"param\u017f\":{}}",
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"foo","Name":"long_task","arguments":{"a":1,"a":2}}}`,
+		`[{"jsonrpc":"2.0","id":1,"method":"a"},{"jsonrpc":"2.0","id":2,"id":3,"method":"b"}]`,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"elicitation":{}},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"whoami","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":"t"}}}`,
 	}
 	for _, s := range seeds {
 		f.Add([]byte(s))
@@ -63,6 +72,17 @@ func FuzzParse(f *testing.F) {
 		}
 		if !batch && len(msgs) != 1 {
 			t.Fatalf("%d messages in a non-batch body", len(msgs))
+		}
+		if !batch {
+			unambiguous(t, body)
+		} else {
+			var elems []json.RawMessage
+			if err := json.Unmarshal(body, &elems); err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range elems {
+				unambiguous(t, e)
+			}
 		}
 		for _, m := range msgs {
 			if m.Kind() == KindInvalid {
@@ -93,4 +113,35 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// unambiguous fails the test unless the JSON object body names each
+// envelope member exactly and at most once; encoding/json's tokenizer reads
+// the keys, independently of the scanner Parse uses.
+func unambiguous(t *testing.T, body []byte) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("accepted body %q is not an object", body)
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := tok.(string)
+		for _, m := range envelope {
+			if strings.EqualFold(key, m) {
+				if key != m || seen[m] {
+					t.Fatalf("accepted %q: key %q", body, key)
+				}
+				seen[m] = true
+			}
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

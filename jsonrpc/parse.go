@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/specter-mcp/specter/internal/jsonscan"
 )
 
 // MaxDepth is how deeply a message may nest objects and arrays. Real MCP
@@ -14,14 +16,18 @@ const MaxDepth = 64
 // Parse decodes a request body: one message, or a batch (a JSON array).
 // Errors come back as *Error with CodeParseError for bodies that are not
 // JSON (or nest deeper than MaxDepth) and CodeInvalidRequest for JSON that
-// is not JSON-RPC. In a batch, an invalid element fails the whole body.
+// is not JSON-RPC. Envelope members are matched exactly: a member given
+// twice, or a key that differs from one only in case ("Method"), makes the
+// message an Invalid Request, since another parser would read it
+// differently. In a batch, an invalid element fails the whole body.
 func Parse(body []byte) (msgs []*Message, batch bool, err error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, false, Errorf(CodeParseError, "parse error: empty body")
 	}
-	if e := checkDepth(body); e != nil {
-		return nil, false, e
+	tooDeep, ambiguous := scan(body)
+	if tooDeep != nil {
+		return nil, false, tooDeep
 	}
 	if body[0] == '[' {
 		var raw []json.RawMessage
@@ -39,13 +45,20 @@ func Parse(body []byte) (msgs []*Message, batch bool, err error) {
 			}
 			msgs = append(msgs, m)
 		}
+		if e := check(msgs, ambiguous); e != nil {
+			return nil, true, e
+		}
 		return msgs, true, nil
 	}
 	m, e := decodeOne(body)
 	if e != nil {
 		return nil, false, e
 	}
-	return []*Message{m}, false, nil
+	msgs = []*Message{m}
+	if e := check(msgs, ambiguous); e != nil {
+		return nil, false, e
+	}
+	return msgs, false, nil
 }
 
 func decodeOne(b []byte) (*Message, *Error) {
@@ -62,10 +75,21 @@ func decodeOne(b []byte) (*Message, *Error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "invalid request: %s", describe(err))
 	}
-	if e := m.validate(); e != nil {
-		return nil, e
-	}
 	return m, nil
+}
+
+// check applies the envelope rules to decoded messages. An ambiguity that
+// scan found comes first: it may be what makes a message break the rules.
+func check(msgs []*Message, ambiguous *Error) *Error {
+	if ambiguous != nil {
+		return ambiguous
+	}
+	for _, m := range msgs {
+		if e := m.validate(); e != nil {
+			return e
+		}
+	}
+	return nil
 }
 
 // DescribeParams says, in words a client can act on and without Go type
@@ -97,33 +121,57 @@ func itoa(n int64) string {
 	return string(b)
 }
 
-// checkDepth rejects bodies nested deeper than MaxDepth with one linear scan,
-// before any decoder allocates for them.
-func checkDepth(b []byte) *Error {
-	depth, inString, escaped := 0, false, false
-	for _, c := range b {
-		if inString {
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
+// scan makes one pass over the body before any decoder allocates for it.
+// It returns a parse error for nesting deeper than MaxDepth, and else the
+// first ambiguity among the envelope members of the message, or of each
+// message of a batch (see checkMember), which Parse reports only once the
+// body is known to be JSON.
+func scan(b []byte) (tooDeep, ambiguous *Error) {
+	var (
+		depth   int
+		objects uint64 // bit d-1 is set when the container at depth d is an object
+		wantKey bool   // the next string is a key
+		seen    uint8  // the envelope members seen in the current message
+	)
+	level := 1 // the depth of envelope members
+	if len(b) > 0 && b[0] == '[' {
+		level = 2
+	}
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; c {
 		case '"':
-			inString = true
+			end := jsonscan.StringEnd(b, i)
+			if wantKey && depth == level && ambiguous == nil {
+				ambiguous = checkMember(jsonscan.Key(b[i:end]), &seen)
+			}
+			wantKey = false
+			i = end - 1
 		case '{', '[':
 			depth++
 			if depth > MaxDepth {
-				return Errorf(CodeParseError, "parse error: nesting deeper than %d levels", MaxDepth)
+				return Errorf(CodeParseError, "parse error: nesting deeper than %d levels", MaxDepth), nil
 			}
+			if c == '{' {
+				objects |= 1 << (depth - 1)
+				if depth == level {
+					seen = 0
+				}
+			} else {
+				objects &^= 1 << (depth - 1)
+			}
+			wantKey = c == '{'
 		case '}', ']':
+			if depth == 0 {
+				// Not JSON; the decoder says where. Stopping here keeps
+				// depth from going negative, where it cannot index
+				// objects.
+				return nil, ambiguous
+			}
 			depth--
+			wantKey = false
+		case ',':
+			wantKey = depth > 0 && objects&(1<<(depth-1)) != 0
 		}
 	}
-	return nil
+	return nil, ambiguous
 }

@@ -172,6 +172,8 @@ func TestParseErrors(t *testing.T) {
 		{"too deep", nested(MaxDepth + 1), CodeParseError},
 		{"too deep arrays", "[" + strings.Repeat("[", MaxDepth) + strings.Repeat("]", MaxDepth) + "]", CodeParseError},
 		{"too deep unterminated", strings.Repeat("[", MaxDepth+1), CodeParseError},
+		{"close before open", `][`, CodeParseError},
+		{"object closed first", `}{"jsonrpc":"2.0","id":1,"method":"a"}`, CodeParseError},
 
 		{"string", `"hello"`, CodeInvalidRequest},
 		{"number", `42`, CodeInvalidRequest},

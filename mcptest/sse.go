@@ -18,9 +18,11 @@ type Event struct {
 	HasData bool
 }
 
-// EventReader reads server-sent events from a stream.
+// EventReader reads server-sent events from a stream. Lines end in LF,
+// CRLF or CR, as in the event-stream format.
 type EventReader struct {
-	r *bufio.Reader
+	r     *bufio.Reader
+	lines []string // lines split off the last read at CRs, not yet used
 }
 
 // NewEventReader reads events from r.
@@ -35,13 +37,12 @@ func (er *EventReader) Next() (Event, error) {
 	var data []string
 	seen := false
 	for {
-		line, err := er.r.ReadString('\n')
+		line, err := er.line()
 		if err != nil {
 			// An event the stream ended in the middle of is not
 			// dispatched (WHATWG event-stream interpretation).
 			return Event{}, err
 		}
-		line = strings.TrimRight(line, "\r\n")
 		if line == "" {
 			if seen {
 				break
@@ -70,4 +71,24 @@ func (er *EventReader) Next() (Event, error) {
 	}
 	ev.Data = strings.Join(data, "\n")
 	return ev, nil
+}
+
+// line returns the next line without its line end. The stream is read up
+// to a LF; a CR before it ends a line too. (A CR-only stream is therefore
+// read when its next LF arrives: the servers under test end lines in LF.)
+func (er *EventReader) line() (string, error) {
+	if len(er.lines) == 0 {
+		chunk, err := er.r.ReadString('\n')
+		if err != nil {
+			return "", err
+		}
+		chunk = strings.TrimSuffix(strings.TrimSuffix(chunk, "\n"), "\r")
+		if !strings.Contains(chunk, "\r") {
+			return chunk, nil
+		}
+		er.lines = strings.Split(chunk, "\r")
+	}
+	l := er.lines[0]
+	er.lines = er.lines[1:]
+	return l, nil
 }

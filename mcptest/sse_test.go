@@ -44,6 +44,8 @@ func TestEventReader(t *testing.T) {
 			[]Event{{Data: "y", HasData: true}}},
 		{"CRLF", "id: 2\r\nevent: message\r\ndata: x\r\ndata: y\r\n\r\nid: 3\r\ndata: z\r\n\r\n",
 			[]Event{{ID: "2", Name: "message", Data: "x\ny", HasData: true}, {ID: "3", Data: "z", HasData: true}}},
+		{"CR line ends", "id: 4\rdata: x\rdata: y\r\r\ndata: z\r\r\n",
+			[]Event{{ID: "4", Data: "x\ny", HasData: true}, {Data: "z", HasData: true}}},
 		{"priming with only an id", "id: s1_0\n\ndata: {}\n\n",
 			[]Event{{ID: "s1_0"}, {Data: "{}", HasData: true}}},
 		{"priming with empty data", "id: s1_0\nretry: 1500\ndata: \n\n",

@@ -40,6 +40,17 @@
 // (2.0 is), and 1 is not a string. A JSON null is treated as an absent key.
 // Keys that are not declared are ignored and left out of [Values].
 //
+// # Keys are exact
+//
+// Keys match declared names exactly, as in JSON Schema, so that a handler
+// sees the arguments that the schema, the Mcp-Param-* header checks and any
+// gateway on the way saw. Arguments that decoders could read differently
+// are a validation error naming the key: a key given twice in one object,
+// anywhere in the arguments, and a key that differs from a declared name
+// only in case, such as "REGION" for "region" (encoding/json would bind it
+// to the field). Raw schemas declare names at the top level; there, and in
+// [Values.Decode], the case rule applies to the struct fields decoded into.
+//
 // # Validation tags and schema keywords
 //
 // The validate rules of a field (the [Validate] option or the validate struct

@@ -18,7 +18,9 @@ type FieldError struct {
 	// empty when the arguments as a whole are at fault.
 	Path string `json:"path"`
 	// Rule is the validator tag or schema keyword that failed, such as
-	// "required", "type", "min", "email", "enum" or "oneof".
+	// "required", "type", "min", "email", "enum" or "oneof"; "duplicate"
+	// for a key given twice and "case" for a key that differs from a
+	// declared name only in case (Param holds the name).
 	Rule string `json:"rule"`
 	// Param is the rule's parameter, such as "64" for max=64.
 	Param string `json:"param,omitempty"`

@@ -70,43 +70,45 @@ type node struct {
 	kind       kind
 	required   bool // absent or null is an error (enforced in strict mode)
 	hasDefault bool
-	def        any                 // normalized default, copied into arguments
-	enum       []string            // allowed strings (strict mode)
-	check      string              // validator tags run on the value (strict mode)
-	items      *node               // array items
-	fields     []*node             // object properties, in declaration order
-	names      map[string]struct{} // property names, when there are many
-	open       bool                // object without declared properties: keep every key
-	fillEmpty  bool                // a Go struct value with defaults inside: fill them even when absent
-	values     *node               // map values (structs)
-	goKind     reflect.Kind        // Go kind of a struct field, for range checks
-	arrayLen   int                 // length of a Go array
-	isTime     bool                // a time.Time: the string must be RFC 3339
+	def        any              // normalized default, copied into arguments
+	enum       []string         // allowed strings (strict mode)
+	check      string           // validator tags run on the value (strict mode)
+	items      *node            // array items
+	fields     []*node          // object properties, in declaration order
+	names      map[string]*node // properties by name, when there are many
+	open       bool             // object without declared properties: keep every key
+	fillEmpty  bool             // a Go struct value with defaults inside: fill them even when absent
+	values     *node            // map values (structs)
+	goKind     reflect.Kind     // Go kind of a struct field, for range checks
+	arrayLen   int              // length of a Go array
+	isTime     bool             // a time.Time: the string must be RFC 3339
 }
 
 // declares reports whether an object node has a property named key.
-func (n *node) declares(key string) bool {
+func (n *node) declares(key string) bool { return lookup(n, key) != nil }
+
+// lookup returns the property of object node n named key, or nil.
+func lookup[K string | []byte](n *node, key K) *node {
 	if n.names != nil {
-		_, ok := n.names[key]
-		return ok
+		return n.names[string(key)]
 	}
 	for _, f := range n.fields {
-		if f.name == key {
-			return true
+		if f.name == string(key) {
+			return f
 		}
 	}
-	return false
+	return nil
 }
 
-// indexNames builds the name set of objects with enough properties that a
-// map beats a linear scan.
+// indexNames builds the name index of objects with enough properties that
+// a map beats a linear scan.
 func (n *node) indexNames() {
 	if len(n.fields) <= 8 {
 		return
 	}
-	n.names = make(map[string]struct{}, len(n.fields))
+	n.names = make(map[string]*node, len(n.fields))
 	for _, f := range n.fields {
-		n.names[f.name] = struct{}{}
+		n.names[f.name] = f
 	}
 }
 

@@ -51,7 +51,12 @@ func Raw(schema []byte) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("params: raw schema: %w", err)
 	}
-	return &Schema{json: bytes.Clone(schema), fields: fields, raw: compiled}, nil
+	top := &node{kind: kindObject}
+	for _, f := range fields {
+		top.fields = append(top.fields, &node{name: f.Name})
+	}
+	top.indexNames()
+	return &Schema{json: bytes.Clone(schema), fields: fields, raw: compiled, rawTop: top}, nil
 }
 
 // noLoader refuses every external $ref, files included: a schema must be
@@ -147,6 +152,9 @@ func (s *Schema) validateRaw(args []byte) (Values, error) {
 	obj, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
+	}
+	if errs := ambiguities(s.rawTop, args); errs != nil {
+		return nil, &ValidationError{Fields: errs}
 	}
 	if err := s.raw.Validate(obj); err != nil {
 		var verr *jsonschema.ValidationError

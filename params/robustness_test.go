@@ -1,6 +1,7 @@
 package params
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -67,6 +68,13 @@ var oddArguments = []string{
 	`{"__proto__":1,"constructor":{"prototype":1},"":"empty key"}`,
 	"{\"name\":\"tab\tnewline\n\"}",
 	`{"name":"a","name":"b","name":5}`,
+	`{"name":"a","NAME":"b"}`,
+	`{"Name":"a"}`,
+	`{"inner":{"when":"2026-01-02T03:04:05Z","WHEN":"x"},"list":[{"n":1,"n":2}]}`,
+	`{"map":{"a":1,"A":2},"free":{"k":1,"k":2}}`,
+	`{"n\u0061me":"a","name":"b"}`,
+	`{"city":"Paris","days":5,"units":"metric","hourly":true,"tags":["rain","wind"]}`,
+	`{"name":"deploy","level":2,"tags":["a@b.c"],"inner":{"when":"2026-07-28T00:00:00Z","n":3},"list":[{"n":1}],"map":{"x":9},"arr":[true,false],"any":{"k":[1,2]},"raw":{"z":null}}`,
 	strings.Repeat("[", 20000) + strings.Repeat("]", 20000),
 	`{"any":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`,
 	`{"free":` + strings.Repeat(`{"a":`, 5000) + `1` + strings.Repeat("}", 5000) + `}`,
@@ -87,6 +95,8 @@ func exercise(t *testing.T, s *Schema, args []byte) {
 		}
 	} else if _, merr := json.Marshal(v); merr != nil {
 		t.Fatalf("Validate(%.80q) returned values that are not JSON: %v", args, merr)
+	} else if key, repeated := repeatedKey(args); repeated {
+		t.Fatalf("Validate(%.80q) accepted the repeated key %q", args, key)
 	}
 	var p fuzzParams
 	_ = s.Bind(args, &p)
@@ -116,4 +126,53 @@ func FuzzValidate(f *testing.F) {
 			exercise(t, s, args)
 		}
 	})
+}
+
+// repeatedKey finds a key given twice in one object of the JSON text data,
+// with encoding/json's tokenizer rather than the scanner under test.
+func repeatedKey(data []byte) (string, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type object struct {
+		keys    map[string]bool
+		wantKey bool
+	}
+	var stack []*object
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "", false
+		}
+		var top *object
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		switch tok {
+		case json.Delim('{'):
+			if top != nil {
+				top.wantKey = true
+			}
+			stack = append(stack, &object{keys: map[string]bool{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			if top != nil {
+				top.wantKey = true
+			}
+			stack = append(stack, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		if top == nil {
+			continue
+		}
+		if top.wantKey {
+			key := tok.(string)
+			if top.keys[key] {
+				return key, true
+			}
+			top.keys[key] = true
+		}
+		top.wantKey = !top.wantKey
+	}
 }

@@ -18,6 +18,7 @@ type Schema struct {
 	root   *node              // New, Empty
 	strct  *structParams      // For, ForType
 	raw    *jsonschema.Schema // Raw
+	rawTop *node              // Raw: the top-level properties, for the key checks
 }
 
 // FieldInfo describes a top-level parameter, for documentation and for
@@ -73,6 +74,9 @@ func (s *Schema) Validate(args json.RawMessage) (Values, error) {
 	obj, err := decodeArgs(args)
 	if err != nil {
 		return nil, err
+	}
+	if errs := ambiguities(s.root, args); errs != nil {
+		return nil, &ValidationError{Fields: errs}
 	}
 	c := checker{strict: true, fill: true, normalize: true, path: make([]segment, 0, 4)}
 	c.fields(s.root, obj)

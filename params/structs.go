@@ -83,20 +83,32 @@ func (sp *structParams) bind(args []byte, dst reflect.Value) error {
 	// decoded once more to insert them, and type errors are found on the
 	// way. Otherwise encoding/json decodes the arguments directly, and the
 	// checker runs only if that fails.
+	//
+	// The keys are checked once the arguments are known to be JSON: by
+	// prepare, or by encoding/json, which checks all of its input before
+	// it decodes any of it.
+	orig := data
 	var typeErrs []FieldError
 	if sp.deep {
 		var err error
 		if typeErrs, data, err = sp.prepare(data, true); err != nil {
 			return err
 		}
+		if errs := ambiguities(sp.root, orig); errs != nil {
+			return &ValidationError{Fields: errs}
+		}
 	}
 	dst.Elem().Set(sp.template)
 	err := json.Unmarshal(data, dst.Interface())
-	if err != nil && !sp.deep {
-		var syntax *json.SyntaxError
-		if errors.As(err, &syntax) {
+	if !sp.deep {
+		if err != nil && isSyntaxError(err) {
 			return invalidJSON(err)
 		}
+		if errs := ambiguities(sp.root, orig); errs != nil {
+			return &ValidationError{Fields: errs}
+		}
+	}
+	if err != nil && !sp.deep {
 		// encoding/json stops at some errors and reports only its first;
 		// the checker finds all of them, with array indexes in their
 		// paths, and nulls them out so that the rest can be decoded and
@@ -131,6 +143,11 @@ func (sp *structParams) bind(args []byte, dst reflect.Value) error {
 		return &ValidationError{Fields: errs}
 	}
 	return nil
+}
+
+func isSyntaxError(err error) bool {
+	var syntax *json.SyntaxError
+	return errors.As(err, &syntax)
 }
 
 // prepare decodes the arguments object, checks its types, replaces values

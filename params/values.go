@@ -3,6 +3,7 @@ package params
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 )
 
 // Values holds validated arguments. Values are normalized: strings,
@@ -92,8 +93,17 @@ func (v Values) Object(key string) Values {
 }
 
 // Decode stores the values in dst, typically a pointer to a struct, by a
-// JSON round trip.
+// JSON round trip. Keys bind to struct fields of exactly their name: a key
+// that differs from a field's JSON name only in case, which encoding/json
+// would bind to that field, is reported in a [*ValidationError].
 func (v Values) Decode(dst any) error {
+	if t := reflect.TypeOf(dst); t != nil && t.Kind() == reflect.Pointer {
+		c := checker{}
+		c.decodedKeys(t.Elem(), map[string]any(v))
+		if len(c.errs) > 0 {
+			return &ValidationError{Fields: c.errs}
+		}
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("params: encoding values: %w", err)

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -92,17 +93,18 @@ func (s *Writer) SetWriteDeadline(t time.Time) error {
 	return s.rc.SetWriteDeadline(t)
 }
 
-// AppendEvent appends the wire form of e to dst.
+// AppendEvent appends the wire form of e to dst. Lines of Data may end
+// in LF, CRLF or CR, the three line ends of the event-stream format; each
+// becomes a data line of its own, so the client reads them back joined by
+// LF. ID and Name are single lines: CR and LF are left out of them (and NUL
+// out of ID, which would make clients ignore it), so that no value can add
+// fields or events to the stream.
 func AppendEvent(dst []byte, e Event) []byte {
 	if e.ID != "" {
-		dst = append(dst, "id: "...)
-		dst = append(dst, e.ID...)
-		dst = append(dst, '\n')
+		dst = appendField(dst, "id: ", e.ID, "\r\n\x00")
 	}
 	if e.Name != "" {
-		dst = append(dst, "event: "...)
-		dst = append(dst, e.Name...)
-		dst = append(dst, '\n')
+		dst = appendField(dst, "event: ", e.Name, "\r\n")
 	}
 	if e.Retry > 0 {
 		dst = append(dst, "retry: "...)
@@ -111,16 +113,48 @@ func AppendEvent(dst []byte, e Event) []byte {
 	}
 	data := e.Data
 	for {
-		i := bytes.IndexByte(data, '\n')
 		dst = append(dst, "data: "...)
+		i := lineEnd(data)
 		if i < 0 {
-			dst = append(dst, bytes.TrimSuffix(data, []byte{'\r'})...)
+			dst = append(dst, data...)
 			dst = append(dst, '\n')
 			break
 		}
-		dst = append(dst, bytes.TrimSuffix(data[:i], []byte{'\r'})...)
+		dst = append(dst, data[:i]...)
 		dst = append(dst, '\n')
+		if data[i] == '\r' && i+1 < len(data) && data[i+1] == '\n' {
+			i++
+		}
 		data = data[i+1:]
 	}
+	return append(dst, '\n')
+}
+
+// lineEnd returns the index of the first CR or LF in b, or -1. Two
+// IndexByte calls, which are vectorized, beat one IndexAny on large data.
+func lineEnd(b []byte) int {
+	i := bytes.IndexByte(b, '\n')
+	head := b
+	if i >= 0 {
+		head = b[:i]
+	}
+	if j := bytes.IndexByte(head, '\r'); j >= 0 {
+		return j
+	}
+	return i
+}
+
+// appendField appends a one-line field, leaving out the bytes in drop.
+func appendField(dst []byte, prefix, value, drop string) []byte {
+	dst = append(dst, prefix...)
+	for {
+		i := strings.IndexAny(value, drop)
+		if i < 0 {
+			break
+		}
+		dst = append(dst, value[:i]...)
+		value = value[i+1:]
+	}
+	dst = append(dst, value...)
 	return append(dst, '\n')
 }

@@ -15,6 +15,9 @@ func TestAppendEvent(t *testing.T) {
 		{"data only", Event{Data: []byte(`{"a":1}`)}, "data: {\"a\":1}\n\n"},
 		{"priming", Event{ID: "s1_0", Retry: 1500 * time.Millisecond}, "id: s1_0\nretry: 1500\ndata: \n\n"},
 		{"multi-line", Event{ID: "7", Name: "message", Data: []byte("a\nb\r\nc")}, "id: 7\nevent: message\ndata: a\ndata: b\ndata: c\n\n"},
+		{"lone CR ends a line", Event{Data: []byte("a\rb\r\r\nc\r")}, "data: a\ndata: b\ndata: \ndata: c\ndata: \n\n"},
+		{"trailing LF", Event{Data: []byte("a\n")}, "data: a\ndata: \n\n"},
+		{"id and name stay one line", Event{ID: "1\r\nevent: x\x00", Name: "m\nid: 9\r"}, "id: 1event: x\nevent: mid: 9\ndata: \n\n"},
 	}
 	for _, c := range cases {
 		if got := string(AppendEvent(nil, c.e)); got != c.want {
