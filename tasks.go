@@ -235,7 +235,7 @@ func missingTasks() *jsonrpc.Error {
 }
 
 // startTask runs Async work as a task and answers with the task's id.
-func (x *exchange) startTask(d *declaration, work func(context.Context, *Stream) Result) handlers.Reply {
+func (x *exchange) startTask(d *declaration, work func(context.Context, *Stream) Result) handlers.Outcome {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(x.c.ctx))
 	now := time.Now()
 	t := &task{id: newTaskID(), principal: x.c.scope.principal, created: now, updated: now, ttl: x.r.cfg.taskTTL,
@@ -253,7 +253,7 @@ func (x *exchange) startTask(d *declaration, work func(context.Context, *Stream)
 		tx.c = &c
 		t.finish(tx.outcome(tx.finish(d, res)))
 	}()
-	return handlers.Result(t.view(false))
+	return handlers.Answer(t.view(false))
 }
 
 // isTaskMethod reports the methods of the tasks extension.

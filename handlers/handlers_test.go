@@ -53,21 +53,21 @@ func (s *fakeServer) SetLogLevel(l mcp.LoggingLevel) {
 	s.level, s.levelSet = l, true
 }
 func (s *fakeServer) Tools() []*mcp.Tool { return s.tools }
-func (s *fakeServer) CallTool(name string, args json.RawMessage) Reply {
+func (s *fakeServer) CallTool(name string, args json.RawMessage) Outcome {
 	s.calledTool, s.toolArgs = name, args
-	return Result(map[string]string{"called": name})
+	return Answer(map[string]string{"called": name})
 }
 func (s *fakeServer) Prompts() []*mcp.Prompt { return s.prompts }
-func (s *fakeServer) GetPrompt(name string, args map[string]string) Reply {
+func (s *fakeServer) GetPrompt(name string, args map[string]string) Outcome {
 	s.prompt, s.promptArgs = name, args
-	return Result(map[string]string{"prompt": name})
+	return Answer(map[string]string{"prompt": name})
 }
 func (s *fakeServer) Resources() []*mcp.Resource         { return s.resources }
 func (s *fakeServer) ResourceSources() []ResourceSource  { return s.sources }
 func (s *fakeServer) Templates() []*mcp.ResourceTemplate { return s.templates }
-func (s *fakeServer) ReadResource(uri string) Reply {
+func (s *fakeServer) ReadResource(uri string) Outcome {
 	s.readURI = uri
-	return Result(map[string]string{"read": uri})
+	return Answer(map[string]string{"read": uri})
 }
 func (s *fakeServer) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	s.completeParams = p
@@ -100,7 +100,7 @@ func newServer(n, pageSize int) *fakeServer {
 }
 
 // call runs method through the Lookup table.
-func call(t *testing.T, s Server, method, params string) Reply {
+func call(t *testing.T, s Server, method, params string) Outcome {
 	t.Helper()
 	f, ok := Lookup(method)
 	if !ok {
@@ -114,7 +114,7 @@ func call(t *testing.T, s Server, method, params string) Reply {
 }
 
 // resultJSON marshals a successful reply's result.
-func resultJSON(t *testing.T, r Reply) string {
+func resultJSON(t *testing.T, r Outcome) string {
 	t.Helper()
 	if r.Err != nil {
 		t.Fatalf("reply error: %v", r.Err)
@@ -131,7 +131,7 @@ func resultJSON(t *testing.T, r Reply) string {
 
 // wantInvalidParams fails unless r carries a *jsonrpc.Error -32602 whose
 // message contains every one of subs.
-func wantInvalidParams(t *testing.T, r Reply, subs ...string) {
+func wantInvalidParams(t *testing.T, r Outcome, subs ...string) {
 	t.Helper()
 	if r.Result != nil {
 		t.Errorf("reply has a result: %#v", r.Result)
@@ -301,7 +301,7 @@ func TestWrongParamTypesNameTheField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.params, func(t *testing.T) {
 			r := call(t, newServer(1, 0), tt.method, tt.params)
-			wantInvalidParams(t, r, "invalid params", tt.want)
+			wantInvalidParams(t, r, "Invalid params", tt.want)
 		})
 	}
 }
@@ -458,7 +458,7 @@ func TestInvalidCursors(t *testing.T) {
 			t.Run(method+" "+c.name, func(t *testing.T) {
 				s := newServer(3, 2)
 				r := call(t, s, method, `{"cursor":"`+c.cursor+`"}`)
-				wantInvalidParams(t, r, "invalid params", "cursor")
+				wantInvalidParams(t, r, "Invalid params", "cursor")
 			})
 		}
 	}
@@ -588,7 +588,7 @@ func TestCompleteValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(0, 0)
-			wantInvalidParams(t, call(t, s, MethodComplete, tt.params), "invalid params", tt.want)
+			wantInvalidParams(t, call(t, s, MethodComplete, tt.params), "Invalid params", tt.want)
 			if s.completeParams != nil {
 				t.Error("Complete was called despite invalid params")
 			}
@@ -763,18 +763,18 @@ func TestDecodeInitialize(t *testing.T) {
 			if p != nil {
 				t.Errorf("params %+v with an error", p)
 			}
-			wantInvalidParams(t, Fail(err), "invalid params", tt.want)
+			wantInvalidParams(t, Failed(err), "Invalid params", tt.want)
 		})
 	}
 }
 
-func TestReplyHelpers(t *testing.T) {
+func TestOutcomeHelpers(t *testing.T) {
 	err := errors.New("x")
-	if r := Fail(err); r.Err != err || r.Result != nil || r.Pending {
-		t.Errorf("Fail = %+v", r)
+	if r := Failed(err); r.Err != err || r.Result != nil || r.Pending {
+		t.Errorf("Failed = %+v", r)
 	}
-	if r := Result(1); r.Result != 1 || r.Err != nil || r.Pending {
-		t.Errorf("Result = %+v", r)
+	if r := Answer(1); r.Result != 1 || r.Err != nil || r.Pending {
+		t.Errorf("Answer = %+v", r)
 	}
 }
 

@@ -31,7 +31,7 @@ func decodeCursor(c string) (position, error) {
 		err = json.Unmarshal(b, &p)
 	}
 	if err != nil || p.Offset < 0 || p.Source < 0 {
-		return p, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: invalid cursor %q; pass a nextCursor from an earlier page", c)
+		return p, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: invalid cursor %q; pass a nextCursor from an earlier page", c)
 	}
 	return p, nil
 }
@@ -43,7 +43,7 @@ func paginate[T any](items []T, cursor string, size int) ([]T, string, error) {
 		return nil, "", err
 	}
 	if p.Source != 0 || p.Inner != "" || p.Offset > len(items) {
-		return nil, "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: cursor %q is out of range; the list may have changed, start again without a cursor", cursor)
+		return nil, "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: cursor %q is out of range; the list may have changed, start again without a cursor", cursor)
 	}
 	if size <= 0 {
 		size = len(items)
@@ -56,24 +56,24 @@ func paginate[T any](items []T, cursor string, size int) ([]T, string, error) {
 	return items[p.Offset:end], next, nil
 }
 
-func listResources(s Server, params json.RawMessage) Reply {
+func listResources(s Server, params json.RawMessage) Outcome {
 	var p mcp.PaginatedParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	pos, err := decodeCursor(p.Cursor)
 	if err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	sources := s.ResourceSources()
 	if pos.Source > len(sources) {
-		return invalidParams("invalid params: cursor %q is out of range; start again without a cursor", p.Cursor)
+		return invalidParams("Invalid params: cursor %q is out of range; start again without a cursor", p.Cursor)
 	}
 	res := &mcp.ListResourcesResult{Resources: []mcp.Resource{}}
 	if pos.Source == 0 {
 		static := s.Resources()
 		if pos.Offset > len(static) {
-			return invalidParams("invalid params: cursor %q is out of range; start again without a cursor", p.Cursor)
+			return invalidParams("Invalid params: cursor %q is out of range; start again without a cursor", p.Cursor)
 		}
 		end := len(static)
 		if size := s.PageSize(); size > 0 {
@@ -88,11 +88,11 @@ func listResources(s Server, params json.RawMessage) Reply {
 		case len(sources) > 0:
 			res.NextCursor = encodeCursor(position{Source: 1})
 		}
-		return Result(res)
+		return Answer(res)
 	}
 	page, next, err := sources[pos.Source-1](pos.Inner)
 	if err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	res.Resources = append(res.Resources, page...)
 	switch {
@@ -101,5 +101,5 @@ func listResources(s Server, params json.RawMessage) Reply {
 	case pos.Source < len(sources):
 		res.NextCursor = encodeCursor(position{Source: pos.Source + 1})
 	}
-	return Result(res)
+	return Answer(res)
 }

@@ -15,17 +15,17 @@ type Server interface {
 	SetLogLevel(level mcp.LoggingLevel)
 
 	Tools() []*mcp.Tool
-	CallTool(name string, args json.RawMessage) Reply
+	CallTool(name string, args json.RawMessage) Outcome
 
 	Prompts() []*mcp.Prompt
-	GetPrompt(name string, args map[string]string) Reply
+	GetPrompt(name string, args map[string]string) Outcome
 
 	// Resources are the static resources; ResourceSources produce more,
 	// each with its own cursor, listed after the static ones.
 	Resources() []*mcp.Resource
 	ResourceSources() []ResourceSource
 	Templates() []*mcp.ResourceTemplate
-	ReadResource(uri string) Reply
+	ReadResource(uri string) Outcome
 	// Subscribe (or unsubscribe) the caller to updates of uri.
 	Subscribe(uri string, on bool) error
 
@@ -48,16 +48,18 @@ type Server interface {
 // for the first page; next is "" after the last.
 type ResourceSource func(cursor string) (page []mcp.Resource, next string, err error)
 
-// Reply is what a method produced: a result to encode, an error, or
+// Outcome is what a method produced: a result to encode, an error, or
 // Pending when the answer will be sent later on the request's stream.
-type Reply struct {
+// (The root package's Result is what a user handler returns; an Outcome is
+// that result once shaped for the wire.)
+type Outcome struct {
 	Result  any
 	Err     error
 	Pending bool
 }
 
-// Result returns a Reply carrying v.
-func Result(v any) Reply { return Reply{Result: v} }
+// Answer returns an Outcome carrying the result v.
+func Answer(v any) Outcome { return Outcome{Result: v} }
 
-// Fail returns a Reply carrying err.
-func Fail(err error) Reply { return Reply{Err: err} }
+// Failed returns an Outcome carrying err, answered as a JSON-RPC error.
+func Failed(err error) Outcome { return Outcome{Err: err} }

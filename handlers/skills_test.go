@@ -60,7 +60,7 @@ func TestSkillMethodsAreModernOnly(t *testing.T) {
 }
 
 // modernCall runs method through the LookupModern table.
-func modernCall(t *testing.T, s Server, method, params string) Reply {
+func modernCall(t *testing.T, s Server, method, params string) Outcome {
 	t.Helper()
 	f, ok := LookupModern(method)
 	if !ok {
