@@ -497,33 +497,45 @@ func pagedSource(prefix string, pages [][]string, asked *[]string) ResourceSourc
 
 func TestListResourcesWithSources(t *testing.T) {
 	tests := []struct {
-		name     string
-		static   int
-		pageSize int
-		want     [][]string
+		name         string
+		static       int
+		pageSize     int
+		want         [][]string
+		askedA       []string // the cursors source a was asked for
+		askedB       []string
+		emptySources bool // source a starts with two empty pages
 	}{
-		{"page size 2", 3, 2, [][]string{{"res0", "res1"}, {"res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}},
-		{"page size 3", 3, 3, [][]string{{"res0", "res1", "res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}},
-		{"page size 0", 3, 0, [][]string{{"res0", "res1", "res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}},
-		{"no static", 0, 2, [][]string{{}, {"a1", "a2"}, {"a3"}, {"b1"}}},
+		{"page size 2", 3, 2, [][]string{{"res0", "res1"}, {"res2", "a1"}, {"a2", "a3"}, {"b1"}}, []string{"", "", "page1"}, []string{""}, false},
+		{"page size 3", 3, 3, [][]string{{"res0", "res1", "res2"}, {"a1", "a2", "a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"page size 0", 3, 0, [][]string{{"res0", "res1", "res2", "a1", "a2", "a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"page size 1", 1, 1, [][]string{{"res0"}, {"a1"}, {"a2"}, {"a3"}, {"b1"}}, []string{"", "", "page1"}, []string{""}, false},
+		// Issue 8 item 4: templates with List handlers and no fixed
+		// resources filled the first page with nothing.
+		{"no static", 0, 2, [][]string{{"a1", "a2"}, {"a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"no static, big page", 0, 50, [][]string{{"a1", "a2", "a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"empty source pages", 0, 2, [][]string{{"a1", "a2"}, {"a3", "b1"}}, []string{"", "page1", "page2", "page3"}, []string{""}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(tt.static, tt.pageSize)
 			var askedA, askedB []string
+			pagesA := [][]string{{"a1", "a2"}, {"a3"}}
+			if tt.emptySources {
+				pagesA = [][]string{{}, {}, {"a1", "a2"}, {"a3"}}
+			}
 			s.sources = []ResourceSource{
-				pagedSource("a", [][]string{{"a1", "a2"}, {"a3"}}, &askedA),
+				pagedSource("a", pagesA, &askedA),
 				pagedSource("b", [][]string{{"b1"}}, &askedB),
 			}
 			got := walk(t, s, MethodResourcesList)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("pages %v, want %v", got, tt.want)
 			}
-			if want := []string{"", "page1"}; !slices.Equal(askedA, want) {
-				t.Errorf("source a asked for %q, want %q", askedA, want)
+			if !slices.Equal(askedA, tt.askedA) {
+				t.Errorf("source a asked for %q, want %q", askedA, tt.askedA)
 			}
-			if want := []string{""}; !slices.Equal(askedB, want) {
-				t.Errorf("source b asked for %q, want %q", askedB, want)
+			if !slices.Equal(askedB, tt.askedB) {
+				t.Errorf("source b asked for %q, want %q", askedB, tt.askedB)
 			}
 		})
 	}
@@ -534,15 +546,48 @@ func TestListResourcesEmptySourcePage(t *testing.T) {
 	var asked []string
 	s.sources = []ResourceSource{pagedSource("e", [][]string{{}}, &asked)}
 	got := walk(t, s, MethodResourcesList)
-	if want := [][]string{{"res0"}, {}}; !reflect.DeepEqual(got, want) {
+	if want := [][]string{{"res0"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pages %v, want %v", got, want)
+	}
+}
+
+func TestListResourcesEndlessEmptySource(t *testing.T) {
+	// A source that only ever answers empty pages ends each list page
+	// after maxSourcePages calls, with a cursor to go on.
+	s := newServer(0, 5)
+	calls := 0
+	s.sources = []ResourceSource{func(cursor string) ([]mcp.Resource, string, error) {
+		calls++
+		return nil, "more", nil
+	}}
+	raw := resultJSON(t, call(t, s, MethodResourcesList, ``))
+	var res mcp.ListResourcesResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != 0 || res.NextCursor == "" || calls != maxSourcePages {
+		t.Errorf("page %s after %d calls; want an empty page with a cursor after %d", raw, calls, maxSourcePages)
+	}
+}
+
+func TestListResourcesMidPageCursor(t *testing.T) {
+	// A cursor that resumes inside a source's page past its end is out
+	// of range, like any other stale cursor.
+	s := newServer(0, 2)
+	var asked []string
+	s.sources = []ResourceSource{pagedSource("a", [][]string{{"a1", "a2"}}, &asked)}
+	r := call(t, s, MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":3}`)+`"}`)
+	wantInvalidParams(t, r, "Invalid params", "out of range")
+	got := resultJSON(t, call(t, s, MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":1}`)+`"}`))
+	if want := `{"resources":[{"uri":"a://a2","name":"a2"}]}`; got != want {
+		t.Errorf("from offset 1: %s, want %s", got, want)
 	}
 }
 
 func TestListResourcesSourceError(t *testing.T) {
 	boom := errors.New("backend down")
 	var askedA []string
-	s := newServer(1, 0)
+	s := newServer(1, 1)
 	s.sources = []ResourceSource{
 		pagedSource("a", [][]string{{"a1"}}, &askedA),
 		func(string) ([]mcp.Resource, string, error) { return nil, "", boom },
@@ -564,6 +609,11 @@ func TestListResourcesSourceError(t *testing.T) {
 	}
 	if r.Result != nil {
 		t.Errorf("result %v with an error", r.Result)
+	}
+	// With room for everything, the error fails the first page.
+	s.pageSize = 0
+	if r := call(t, s, MethodResourcesList, ``); !errors.Is(r.Err, boom) || r.Result != nil {
+		t.Errorf("unpaged: reply %+v, want %v", r, boom)
 	}
 
 	// An error from the source's own cursor check comes back as is.

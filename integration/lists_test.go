@@ -2,6 +2,7 @@ package integration
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"testing"
 
@@ -103,6 +104,64 @@ func TestResourceListWalksStaticResourcesThenListHandlers(t *testing.T) {
 	}
 	if len(seen) != 26 || !seen["app://config"] || !seen["app://studies/24"] {
 		t.Fatalf("listed %d resources", len(seen))
+	}
+}
+
+// TestResourceListFillsPagesAcrossListHandlers: with no fixed resources,
+// the first page holds the List handlers' items; pages fill up to the page
+// size across handlers, and resume inside a handler's page (issue 8).
+func TestResourceListFillsPagesAcrossListHandlers(t *testing.T) {
+	r := specter.NewRouter("t", "1", quiet, specter.PageSize(5))
+	for _, kind := range []string{"a", "b"} {
+		r.Resource("app://"+kind+"/:id", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+			return specter.Reply(kind + p.String("id"))
+		}, specter.Description("An item"),
+			specter.List(func(_ specter.Params, req *specter.Request, c *specter.Context) specter.Result {
+				// Three items a page, seven in all.
+				start, _ := strconv.Atoi(req.Cursor())
+				var page []mcp.Resource
+				for i := start; i < min(start+3, 7); i++ {
+					page = append(page, mcp.Resource{URI: fmt.Sprintf("app://%s/%d", kind, i), Name: fmt.Sprintf("%s%d", kind, i)})
+				}
+				if start+3 < 7 {
+					c.PutNextCursor(strconv.Itoa(start + 3))
+				}
+				return specter.Reply(page)
+			}))
+	}
+	e := newEnv(t, r)
+	c := e.session(nil, "2025-11-25")
+	var pages [][]string
+	cursor := ""
+	for range 10 {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		resp, err := c.Call(ctx(t), "resources/list", params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res mcp.ListResourcesResult
+		if err := resp.Decode(&res); err != nil {
+			t.Fatal(err)
+		}
+		var page []string
+		for _, r := range res.Resources {
+			page = append(page, r.Name)
+		}
+		pages = append(pages, page)
+		if cursor = res.NextCursor; cursor == "" {
+			break
+		}
+	}
+	want := [][]string{
+		{"a0", "a1", "a2", "a3", "a4"},
+		{"a5", "a6", "b0", "b1", "b2"},
+		{"b3", "b4", "b5", "b6"},
+	}
+	if !reflect.DeepEqual(pages, want) {
+		t.Fatalf("pages %v, want %v", pages, want)
 	}
 }
 
