@@ -8,6 +8,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 func TestListsPaginateWithOpaqueCursorsInDeclarationOrder(t *testing.T) {
@@ -76,8 +77,24 @@ func studies() *specter.Router {
 
 func TestResourceListWalksStaticResourcesThenListHandlers(t *testing.T) {
 	e := newEnv(t, studies())
-	c := e.session(nil, "2025-11-25")
 	seen := map[string]bool{}
+	for _, page := range resourcePages(t, e.session(nil, "2025-11-25")) {
+		for _, r := range page {
+			if seen[r.URI] {
+				t.Fatalf("%s listed twice", r.URI)
+			}
+			seen[r.URI] = true
+		}
+	}
+	if len(seen) != 26 || !seen["app://config"] || !seen["app://studies/24"] {
+		t.Fatalf("listed %d resources", len(seen))
+	}
+}
+
+// resourcePages walks resources/list from the start, at most 10 pages.
+func resourcePages(t *testing.T, c *mcptest.Client) [][]mcp.Resource {
+	t.Helper()
+	var pages [][]mcp.Resource
 	cursor := ""
 	for range 10 {
 		params := map[string]any{}
@@ -92,19 +109,12 @@ func TestResourceListWalksStaticResourcesThenListHandlers(t *testing.T) {
 		if err := resp.Decode(&res); err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range res.Resources {
-			if seen[r.URI] {
-				t.Fatalf("%s listed twice", r.URI)
-			}
-			seen[r.URI] = true
-		}
+		pages = append(pages, res.Resources)
 		if cursor = res.NextCursor; cursor == "" {
 			break
 		}
 	}
-	if len(seen) != 26 || !seen["app://config"] || !seen["app://studies/24"] {
-		t.Fatalf("listed %d resources", len(seen))
-	}
+	return pages
 }
 
 // TestResourceListFillsPagesAcrossListHandlers: with no fixed resources,
@@ -130,30 +140,13 @@ func TestResourceListFillsPagesAcrossListHandlers(t *testing.T) {
 			}))
 	}
 	e := newEnv(t, r)
-	c := e.session(nil, "2025-11-25")
 	var pages [][]string
-	cursor := ""
-	for range 10 {
-		params := map[string]any{}
-		if cursor != "" {
-			params["cursor"] = cursor
+	for _, page := range resourcePages(t, e.session(nil, "2025-11-25")) {
+		var names []string
+		for _, r := range page {
+			names = append(names, r.Name)
 		}
-		resp, err := c.Call(ctx(t), "resources/list", params)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var res mcp.ListResourcesResult
-		if err := resp.Decode(&res); err != nil {
-			t.Fatal(err)
-		}
-		var page []string
-		for _, r := range res.Resources {
-			page = append(page, r.Name)
-		}
-		pages = append(pages, page)
-		if cursor = res.NextCursor; cursor == "" {
-			break
-		}
+		pages = append(pages, names)
 	}
 	want := [][]string{
 		{"a0", "a1", "a2", "a3", "a4"},
