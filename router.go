@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
 )
@@ -33,8 +34,8 @@ type Router struct {
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
 	sealer   *sealer
-	listen   listeners // 2026-07-28 subscriptions/listen streams
-	tasks    taskTable // tasks extension
+	listen   listeners  // 2026-07-28 subscriptions/listen streams
+	tasks    task.Table // tasks extension
 
 	bp          backplane.Backplane
 	local       bool   // the backplane lives in this process only
@@ -196,7 +197,6 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	}
 	r.sealer = s
 	r.listen.m = map[*listener]struct{}{}
-	r.tasks.m = map[string]*task{}
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}
@@ -270,8 +270,8 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	for _, l := range r.listen.all() {
 		l.ob.stop()
 	}
-	for _, t := range r.tasks.all() {
-		t.stop()
+	for _, t := range r.tasks.All() {
+		t.Stop()
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -18,7 +19,7 @@ type Stream struct {
 	ob   *outbox
 	sess *session
 	req  *Request
-	task *task // set while the work runs as a task
+	task *task.Task // set while the work runs as a task
 }
 
 func (s *Stream) sendNotification(method string, params any) error {
@@ -149,7 +150,7 @@ func (s *Stream) call(ctx context.Context, method string, params, result any, va
 	if m := s.req.modern; m != nil {
 		key := m.nextKey(method, opts)
 		if s.task != nil {
-			return s.task.ask(ctx, key, method, params, result, valid)
+			return s.task.Ask(ctx, key, method, params, result, valid)
 		}
 		return m.input(key, method, params, result, valid)
 	}

@@ -43,6 +43,9 @@ const (
 	MethodSkillsList             = "skills/list"
 	MethodSkillsGet              = "skills/get"
 	MethodResourcesDirectoryRead = "resources/directory/read"
+	MethodTasksGet               = "tasks/get"
+	MethodTasksUpdate            = "tasks/update"
+	MethodTasksCancel            = "tasks/cancel"
 )
 
 // session lists the methods of the session era, except initialize, which
