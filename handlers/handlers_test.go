@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -42,8 +43,8 @@ type fakeServer struct {
 	completeErr    error
 
 	skills    []*mcp.Skill
-	dirs      map[string][]*mcp.Resource
-	skillsErr error // the server declares no skills
+	skillSet  map[string]*skills.Skill // by the URI of its SKILL.md
+	skillsErr error                    // the server declares no skills
 }
 
 var _ Server = (*fakeServer)(nil)

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -31,14 +32,12 @@ type Server interface {
 
 	Complete(p *mcp.CompleteParams) (*mcp.Completion, error)
 
-	// Skills are the entries of skills/list (skills extension). Skill
-	// returns the entry of the skill whose SKILL.md is at uri, and
-	// ReadDirectory the direct children of the directory resource at uri.
-	// They fail with -32601 on a server that declares no skills, and
-	// Skill and ReadDirectory with -32602 for a URI they do not serve.
+	// Skills are the entries of skills/list (skills extension). SkillAt
+	// returns the skill whose namespace (skill://<name>/) holds uri, or nil
+	// when there is none the caller may see: a hidden skill is unknown.
+	// Both fail with -32601 on a server that declares no skills.
 	Skills() ([]*mcp.Skill, error)
-	Skill(uri string) (*mcp.Skill, error)
-	ReadDirectory(uri string) ([]*mcp.Resource, error)
+	SkillAt(uri string) (*skills.Skill, error)
 
 	// Discover describes the server for server/discover (2026-07-28).
 	Discover() *mcp.DiscoverResult

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -27,11 +28,14 @@ func getSkill(s Server, params json.RawMessage) Outcome {
 	if p.URI == "" {
 		return invalidParams(`Invalid params: "uri" is required`)
 	}
-	sk, err := s.Skill(p.URI)
+	sk, err := s.SkillAt(p.URI)
 	if err != nil {
 		return Failed(err)
 	}
-	return Answer(&mcp.GetSkillResult{Skill: *sk})
+	if sk == nil || sk.Entry.URI != p.URI {
+		return Failed(unknownURI("Unknown skill", p.URI))
+	}
+	return Answer(&mcp.GetSkillResult{Skill: sk.Entry})
 }
 
 // readDirectory answers resources/directory/read, a page of the
@@ -44,10 +48,14 @@ func readDirectory(s Server, params json.RawMessage) Outcome {
 	if p.URI == "" {
 		return invalidParams(`Invalid params: "uri" is required`)
 	}
-	children, err := s.ReadDirectory(p.URI)
+	sk, err := s.SkillAt(p.URI)
 	if err != nil {
 		return Failed(err)
 	}
+	if sk == nil || sk.Dirs[p.URI] == nil {
+		return Failed(unknownURI("Not a directory", p.URI))
+	}
+	children := sk.Dirs[p.URI]
 	page, next, err := paginate(children, p.Cursor, s.PageSize())
 	if err != nil {
 		return Failed(err)
@@ -57,4 +65,10 @@ func readDirectory(s Server, params json.RawMessage) Outcome {
 		res.Resources[i] = *r
 	}
 	return Answer(res)
+}
+
+// unknownURI is the -32602 error, with the URI in its data, for a URI a
+// 2026-07-28 method does not serve.
+func unknownURI(what, uri string) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "%s: %s", what, uri).WithData(map[string]string{"uri": uri})
 }
