@@ -200,7 +200,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}
-	_, r.local = r.bp.(*backplane.Memory)
+	r.local = r.bp.Sharing() == backplane.InProcess
 	r.node = randomID()[:6]
 	stop, err := r.bp.Subscribe(r.onMessage)
 	if err != nil {
