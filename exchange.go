@@ -10,9 +10,9 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/middleware"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -115,7 +115,7 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 	default:
 		x.ob.send(data, true)
 	}
-	middleware.Note(x.c.http.Context(), middleware.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
+	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
 }
 

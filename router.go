@@ -11,9 +11,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/hostguard"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/middleware"
 )
 
 // Router is an MCP server: its declarations, its connect step and its
@@ -58,7 +58,8 @@ type config struct {
 	writeTimeout   time.Duration
 	logLevel       mcp.LoggingLevel
 	onError        func(ctx context.Context, err error, req *Request)
-	guard          *middleware.HostGuardConfig
+	guard          hostguard.Config // the DNS-rebinding guard's lists
+	noGuard        bool
 	resourceMeta   string
 	cache          cacheHint
 	stateKey       []byte
@@ -140,11 +141,24 @@ func DefaultLogLevel(l mcp.LoggingLevel) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.logLevel = l })
 }
 
-// HostGuard configures the DNS-rebinding guard (see middleware.HostGuard),
-// which is on by default. HostGuard(nil) turns it off.
-func HostGuard(cfg *middleware.HostGuardConfig) RouterOption {
-	return routerOption(func(r *Router) { r.cfg.guard = cfg })
+// AllowedHosts adds Host names (without port) that the DNS-rebinding
+// guard accepts when the server is reached on a loopback address, where
+// only localhost, 127.0.0.1 and [::1] are accepted by default. The guard
+// is on unless NoHostGuard; middleware.HostGuard describes its rules.
+func AllowedHosts(hosts ...string) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.guard.AllowedHosts = append(r.cfg.guard.AllowedHosts, hosts...) })
 }
+
+// AllowedOrigins adds origins ("https://app.example.com") that the
+// DNS-rebinding guard accepts in the Origin header, besides same-origin
+// requests and, on loopback binds, loopback origins.
+func AllowedOrigins(origins ...string) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.guard.AllowedOrigins = append(r.cfg.guard.AllowedOrigins, origins...) })
+}
+
+// NoHostGuard turns the DNS-rebinding guard off, for a router behind a
+// middleware.HostGuard of its own or a proxy that checks Host and Origin.
+func NoHostGuard() RouterOption { return routerOption(func(r *Router) { r.cfg.noGuard = true }) }
 
 // ResourceMetadata sets the URL of the OAuth protected resource metadata
 // (RFC 9728) that 401 challenges point clients to.
@@ -179,8 +193,8 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		cfg: config{
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
 			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
-			logLevel: mcp.LevelInfo, guard: &middleware.HostGuardConfig{},
-			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 10 * time.Minute, taskTTL: 10 * time.Minute,
+			logLevel: mcp.LevelInfo,
+			cache:    cacheHint{scope: mcp.CachePublic}, stateTTL: 10 * time.Minute, taskTTL: 10 * time.Minute,
 		},
 		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 		sessions: sessionTable{m: map[string]*session{}},
@@ -211,8 +225,8 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	}
 	r.stopSub = stop
 	var h http.Handler = http.HandlerFunc(r.serveHTTP)
-	if r.cfg.guard != nil {
-		h = middleware.HostGuardWithConfig(*r.cfg.guard)(h)
+	if !r.cfg.noGuard {
+		h = hostguard.New(r.cfg.guard)(h)
 	}
 	r.handler = h
 	return r

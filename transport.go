@@ -17,10 +17,10 @@ import (
 	"github.com/specter-mcp/specter/auth"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/middleware"
 	"github.com/specter-mcp/specter/principal"
 	"github.com/specter-mcp/specter/sse"
 )
@@ -119,7 +119,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 			requests++
 		case jsonrpc.KindNotification:
 			r.notification(sess, m)
-			middleware.Note(req.Context(), middleware.Message{Method: m.Method, Session: sess.id, Principal: c.scope.principal})
+			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.id, Principal: c.scope.principal})
 		default:
 			if !sess.deliver(m) {
 				if r.local {
@@ -130,7 +130,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 					r.publish(&backplane.Message{Kind: backplane.KindAnswer, Session: sess.id, Data: raw})
 				}
 			}
-			middleware.Note(req.Context(), middleware.Message{Method: "response", ID: string(m.ID), Session: sess.id, Principal: c.scope.principal})
+			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.id, Principal: c.scope.principal})
 		}
 	}
 	if requests == 0 {
@@ -259,7 +259,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	w.Header().Set(HeaderSessionID, s.id)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-	middleware.Note(req.Context(), middleware.Message{Method: m.Method, ID: string(m.ID), Session: s.id, Principal: c.scope.principal, Duration: time.Since(start)})
+	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.id, Principal: c.scope.principal, Duration: time.Since(start)})
 }
 
 func (r *Router) capabilities() mcp.ServerCapabilities {

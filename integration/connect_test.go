@@ -163,13 +163,14 @@ func TestSessionBelongsToItsPrincipal(t *testing.T) {
 	}
 }
 
+// TestHostAndOriginGuard: the router's DNS-rebinding guard, on by
+// default, with the lists an operator adds, and turned off.
 func TestHostAndOriginGuard(t *testing.T) {
-	e := newEnv(t, nil)
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	for _, tc := range []struct {
+	type probe struct {
 		host, origin string
 		status       int
-	}{
+	}
+	defaults := []probe{
 		{"evil.example.com", "", 403},
 		{"", "http://evil.example.com", 403},
 		{"", "null", 403},
@@ -177,24 +178,44 @@ func TestHostAndOriginGuard(t *testing.T) {
 		{"", "http://127.0.0.1:9999", 200},
 		{"", "http://localhost", 200},
 		{"[::1]:80", "", 200},
-	} {
-		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/mcp", strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if tc.host != "" {
-			req.Host = tc.host
-		}
-		if tc.origin != "" {
-			req.Header.Set("Origin", tc.origin)
-		}
-		hr, err := e.srv.Client().Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		hr.Body.Close()
-		if hr.StatusCode != tc.status {
-			t.Errorf("host %q origin %q: %d, want %d", tc.host, tc.origin, hr.StatusCode, tc.status)
-		}
+	}
+	tests := []struct {
+		name   string
+		opts   []specter.RouterOption
+		probes []probe
+	}{
+		{"default", nil, append(defaults, probe{"myapp.test", "", 403}, probe{"", "https://app.example.com", 403})},
+		{"allowed host", []specter.RouterOption{specter.AllowedHosts("MyApp.test")}, append(defaults,
+			probe{"myapp.test:8080", "", 200}, probe{"", "https://myapp.test", 200}, probe{"other.test", "", 403})},
+		{"allowed origin", []specter.RouterOption{specter.AllowedOrigins("https://app.example.com")}, append(defaults,
+			probe{"", "https://app.example.com", 200}, probe{"", "http://app.example.com", 403}, probe{"app.example.com", "", 403})},
+		{"no guard", []specter.RouterOption{specter.NoHostGuard()}, []probe{
+			{"evil.example.com", "", 200}, {"", "http://evil.example.com", 200}, {"", "null", 200}, {"localhost", "", 200}}},
+	}
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, fixture.New(append([]specter.RouterOption{quiet}, tt.opts...)...))
+			for _, tc := range tt.probes {
+				req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/mcp", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				if tc.host != "" {
+					req.Host = tc.host
+				}
+				if tc.origin != "" {
+					req.Header.Set("Origin", tc.origin)
+				}
+				hr, err := e.srv.Client().Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hr.Body.Close()
+				if hr.StatusCode != tc.status {
+					t.Errorf("host %q origin %q: %d, want %d", tc.host, tc.origin, hr.StatusCode, tc.status)
+				}
+			}
+		})
 	}
 }
 

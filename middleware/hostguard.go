@@ -1,13 +1,9 @@
 package middleware
 
 import (
-	"net"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
 
-	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/internal/hostguard"
 )
 
 // HostGuardConfig configures HostGuard.
@@ -30,91 +26,12 @@ type HostGuardConfig struct {
 func HostGuard() func(http.Handler) http.Handler { return HostGuardWithConfig(HostGuardConfig{}) }
 
 // HostGuardWithConfig returns the DNS-rebinding guard the MCP transport
-// requires. When the server is reached on a loopback address, the Host
-// header must name a loopback host: a web page that rebinds its own name
-// to 127.0.0.1 still sends its own name. An Origin header, wherever it is
-// sent, must be same-origin, loopback (for loopback binds) or allowed.
-// Refused requests get 403 with a JSON-RPC error body.
+// requires, the same one a specter.Router runs by default. When the
+// server is reached on a loopback address, the Host header must name a
+// loopback host: a web page that rebinds its own name to 127.0.0.1 still
+// sends its own name. An Origin header, wherever it is sent, must be
+// same-origin, loopback (for loopback binds) or allowed. Refused requests
+// get 403 with a JSON-RPC error body.
 func HostGuardWithConfig(cfg HostGuardConfig) func(http.Handler) http.Handler {
-	hosts := []string{"localhost", "127.0.0.1", "::1"}
-	for _, h := range cfg.AllowedHosts {
-		hosts = append(hosts, strings.Trim(strings.ToLower(h), "[]"))
-	}
-	origins := make([]string, 0, len(cfg.AllowedOrigins))
-	for _, o := range cfg.AllowedOrigins {
-		origins = append(origins, strings.TrimSuffix(strings.ToLower(o), "/"))
-	}
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if cfg.Skipper != nil && cfg.Skipper(r) {
-				next.ServeHTTP(w, r)
-				return
-			}
-			local := loopbackBind(r)
-			if local && !slices.Contains(hosts, hostname(r.Host)) {
-				refuse(w, "Forbidden: Host "+quote(r.Host)+" is not allowed")
-				return
-			}
-			if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, local, hosts, origins) {
-				refuse(w, "Forbidden: Origin "+quote(o)+" is not allowed")
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-}
-
-// loopbackBind reports whether the connection arrived on a loopback
-// address. Without that information (a handler called directly) the
-// stricter rule applies.
-func loopbackBind(r *http.Request) bool {
-	addr, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok {
-		return true
-	}
-	host, _, err := net.SplitHostPort(addr.String())
-	if err != nil {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip == nil || ip.IsLoopback()
-}
-
-func hostname(hostport string) string {
-	h := strings.ToLower(hostport)
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		return strings.Trim(host, "[]")
-	}
-	return strings.Trim(h, "[]")
-}
-
-func originAllowed(origin, host string, local bool, hosts, allowed []string) bool {
-	o := strings.TrimSuffix(strings.ToLower(origin), "/")
-	if slices.Contains(allowed, o) {
-		return true
-	}
-	u, err := url.Parse(o)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return false
-	}
-	if strings.EqualFold(u.Host, host) {
-		return true // same origin
-	}
-	return local && slices.Contains(hosts, hostname(u.Host))
-}
-
-func quote(s string) string {
-	if len(s) > 100 {
-		s = s[:100] + "…"
-	}
-	return `"` + strings.Map(func(r rune) rune {
-		if r < 0x20 || r == '"' || r == '\\' {
-			return '?'
-		}
-		return r
-	}, s) + `"`
-}
-
-func refuse(w http.ResponseWriter, msg string) {
-	jsonrpc.WriteError(w, http.StatusForbidden, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
+	return hostguard.New(hostguard.Config(cfg))
 }
