@@ -141,17 +141,22 @@ func DefaultLogLevel(l mcp.LoggingLevel) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.logLevel = l })
 }
 
-// AllowedHosts adds Host names (without port) that the DNS-rebinding
-// guard accepts when the server is reached on a loopback address, where
-// only localhost, 127.0.0.1 and [::1] are accepted by default. The guard
-// is on unless NoHostGuard; middleware.HostGuard describes its rules.
+// AllowedHosts adds the host names (without port) the server answers to,
+// for the DNS-rebinding guard, which is on unless NoHostGuard. On a
+// loopback address localhost, 127.0.0.1 and [::1] are accepted without
+// it; on a public address, once set, Host must be one of these names or
+// an IP address, and browser requests from the server's own origin pass
+// only on these names. Name a public server: AllowedHosts("mcp.example.com").
+// middleware.HostGuardWithConfig describes the rules.
 func AllowedHosts(hosts ...string) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.guard.AllowedHosts = append(r.cfg.guard.AllowedHosts, hosts...) })
 }
 
-// AllowedOrigins adds origins ("https://app.example.com") that the
-// DNS-rebinding guard accepts in the Origin header, besides same-origin
-// requests and, on loopback binds, loopback origins.
+// AllowedOrigins adds the origins ("https://app.example.com",
+// "http://localhost:6274") whose pages may call the server from a
+// browser. Other origins are refused with 403, including pages on other
+// ports of localhost, unless they are the request's own origin on a
+// trusted host (see AllowedHosts).
 func AllowedOrigins(origins ...string) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.guard.AllowedOrigins = append(r.cfg.guard.AllowedOrigins, origins...) })
 }

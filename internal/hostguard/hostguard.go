@@ -21,29 +21,55 @@ type Config struct {
 	// Skipper skips the guard for a request when it returns true.
 	// Default: nil (never skip).
 	Skipper func(*http.Request) bool
-	// AllowedHosts are further Host names (without port) accepted when the
-	// server is reached on a loopback address. localhost, 127.0.0.1 and
-	// [::1] are always accepted there. Default: none.
+	// AllowedHosts are the host names (without port) the server answers
+	// to, besides localhost, 127.0.0.1 and [::1] on loopback binds and IP
+	// addresses anywhere. Once set, a request on a public address must
+	// name one of them (or an IP address) in Host; and a same-origin
+	// browser request is accepted only on these names. Default: none.
 	AllowedHosts []string
-	// AllowedOrigins are further origins ("https://app.example.com")
-	// accepted in the Origin header. Loopback origins (for loopback
-	// binds) and same-origin requests are always accepted. Default: none.
+	// AllowedOrigins are the origins ("https://app.example.com") whose
+	// pages may call the server from a browser, whatever the Host.
+	// Default: none.
 	AllowedOrigins []string
 }
 
-// New returns the DNS-rebinding guard the MCP transport requires. When the server is reached on a loopback address, the Host
-// header must name a loopback host: a web page that rebinds its own name
-// to 127.0.0.1 still sends its own name. An Origin header, wherever it is
-// sent, must be same-origin, loopback (for loopback binds) or allowed.
-// Refused requests get 403 with a JSON-RPC error body.
+// loopbackNames are the Host names a loopback bind answers to.
+var loopbackNames = []string{"localhost", "127.0.0.1", "::1"}
+
+// New returns the DNS-rebinding guard the MCP transport requires.
+//
+// A rebinding page sends its own name in Host and its own origin in
+// Origin, so a name the operator did not list proves nothing, and an
+// Origin equal to Host proves nothing either. Hence:
+//
+//   - Host. On a loopback address it must be localhost, 127.0.0.1, [::1]
+//     or listed in AllowedHosts. On a public address it must be an IP
+//     address or listed, once AllowedHosts is set; without the list any
+//     Host passes there, and the Origin rule below still holds.
+//   - Origin, when sent (browsers send it on every POST and DELETE): it
+//     must be listed in AllowedOrigins, or be the very origin of the
+//     request (the host and port of Host) on a host that is trusted:
+//     listed, an IP address, or a loopback name on a loopback address. A
+//     page on another port of localhost is another origin.
+//
+// Clients that are not browsers send no Origin and pass on the Host rule
+// alone. Refused requests get 403 with a JSON-RPC error body.
 func New(cfg Config) func(http.Handler) http.Handler {
-	hosts := []string{"localhost", "127.0.0.1", "::1"}
+	var hosts []string
 	for _, h := range cfg.AllowedHosts {
 		hosts = append(hosts, strings.Trim(strings.ToLower(h), "[]"))
 	}
 	origins := make([]string, 0, len(cfg.AllowedOrigins))
 	for _, o := range cfg.AllowedOrigins {
 		origins = append(origins, strings.TrimSuffix(strings.ToLower(o), "/"))
+	}
+	// trusted reports whether a request naming host reaches this server
+	// by a name of its own: a rebinding page's name is none of these.
+	trusted := func(host string, local bool) bool {
+		if local {
+			return slices.Contains(loopbackNames, host) || slices.Contains(hosts, host)
+		}
+		return net.ParseIP(host) != nil || slices.Contains(hosts, host)
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -52,11 +78,12 @@ func New(cfg Config) func(http.Handler) http.Handler {
 				return
 			}
 			local := loopbackBind(r)
-			if local && !slices.Contains(hosts, hostname(r.Host)) {
+			host := hostname(r.Host)
+			if (local || len(hosts) > 0) && !trusted(host, local) {
 				refuse(w, "Forbidden: Host "+quote(r.Host)+" is not allowed")
 				return
 			}
-			if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, local, hosts, origins) {
+			if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, trusted(host, local), local, origins) {
 				refuse(w, "Forbidden: Origin "+quote(o)+" is not allowed")
 				return
 			}
@@ -89,19 +116,25 @@ func hostname(hostport string) string {
 	return strings.Trim(h, "[]")
 }
 
-func originAllowed(origin, host string, local bool, hosts, allowed []string) bool {
+// originAllowed reports whether origin may call: it is listed, or it is
+// the request's own origin on a trusted host. On a loopback address the
+// loopback names are one host: http://127.0.0.1:8080 is the own origin of
+// a request to localhost:8080, since one process holds a loopback port.
+func originAllowed(origin, host string, trustedHost, local bool, allowed []string) bool {
 	o := strings.TrimSuffix(strings.ToLower(origin), "/")
 	if slices.Contains(allowed, o) {
 		return true
 	}
 	u, err := url.Parse(o)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") || !trustedHost {
 		return false
 	}
 	if strings.EqualFold(u.Host, host) {
-		return true // same origin
+		return true
 	}
-	return local && slices.Contains(hosts, hostname(u.Host))
+	_, port, _ := net.SplitHostPort(host)
+	return local && port != "" && u.Port() == port &&
+		slices.Contains(loopbackNames, strings.Trim(u.Hostname(), "[]")) && slices.Contains(loopbackNames, hostname(host))
 }
 
 func quote(s string) string {

@@ -122,12 +122,21 @@ func TestHost(t *testing.T) {
 func TestOrigin(t *testing.T) {
 	runGuardCases(t, Config{}, []guardCase{
 		{name: "no origin", host: "localhost:1234", ok: true},
-		{name: "loopback origin other port", host: "localhost:1234", origin: "http://localhost:3000", ok: true},
-		{name: "loopback origin https", host: "localhost:1234", origin: "https://127.0.0.1", ok: true},
-		{name: "ipv6 origin", host: "localhost:1234", origin: "http://[::1]:5173", ok: true},
-		{name: "origin upper case", host: "localhost:1234", origin: "HTTP://LOCALHOST:3000", ok: true},
-		{name: "origin trailing slash", host: "localhost:1234", origin: "http://localhost:3000/", ok: true},
 		{name: "same origin", host: "127.0.0.1:1234", origin: "http://127.0.0.1:1234", ok: true},
+		{name: "same origin localhost", host: "localhost:1234", origin: "http://localhost:1234", ok: true},
+		{name: "same origin https", host: "localhost:1234", origin: "https://localhost:1234", ok: true},
+		{name: "same origin ipv6", host: "[::1]:5173", origin: "http://[::1]:5173", ok: true},
+		{name: "origin upper case", host: "localhost:1234", origin: "HTTP://LOCALHOST:1234", ok: true},
+		{name: "origin trailing slash", host: "localhost:1234", origin: "http://localhost:1234/", ok: true},
+		// Issue 9 item 5: another local page (a dev server, another app)
+		// is another origin, on any port.
+		{name: "loopback origin other port", host: "localhost:1234", origin: "http://localhost:3000"},
+		{name: "loopback origin default port", host: "localhost:1234", origin: "https://127.0.0.1"},
+		{name: "ipv6 origin other port", host: "localhost:1234", origin: "http://[::1]:5173"},
+		{name: "other loopback name, same port", host: "localhost:1234", origin: "http://127.0.0.1:1234", ok: true},
+		{name: "other loopback name, same port ipv6", host: "127.0.0.1:1234", origin: "http://[::1]:1234", ok: true},
+		{name: "other loopback name, other port", host: "localhost:1234", origin: "http://127.0.0.1:1235"},
+		{name: "other loopback name, no port", host: "localhost", origin: "http://127.0.0.1"},
 		{name: "null origin", host: "localhost:1234", origin: "null"},
 		{name: "evil origin", host: "localhost:1234", origin: "http://evil.example"},
 		{name: "evil origin https", host: "localhost:1234", origin: "https://evil.example:443"},
@@ -150,7 +159,8 @@ func TestAllowLists(t *testing.T) {
 			{name: "allowed host upper case", host: "MYAPP.TEST", ok: true},
 			{name: "allowed ipv6", host: "[fe80::1]:80", ok: true},
 			{name: "defaults kept", host: "localhost", ok: true},
-			{name: "allowed host as origin", host: "localhost", origin: "https://myapp.test:9000", ok: true},
+			{name: "allowed host same origin", host: "myapp.test:9000", origin: "https://myapp.test:9000", ok: true},
+			{name: "allowed host, other origin", host: "localhost", origin: "https://myapp.test:9000"},
 			{name: "other host", host: "other.test"},
 			{name: "suffix of allowed", host: "evilmyapp.test"},
 		})
@@ -197,34 +207,64 @@ func TestLocalAddress(t *testing.T) {
 	public := &net.TCPAddr{IP: net.ParseIP("203.0.113.7"), Port: 443}
 	loopback6 := &net.TCPAddr{IP: net.IPv6loopback, Port: 8080}
 	unix := &net.UnixAddr{Name: "/tmp/mcp.sock", Net: "unix"}
-	tests := []struct {
-		name   string
-		local  net.Addr
-		host   string
-		origin string
-		ok     bool
-	}{
+	tests := []localCase{
 		// Without LocalAddrContextKey the strict (loopback) rule applies.
 		{"no addr example.com", nil, "example.com", "", false},
 		{"no addr localhost", nil, "localhost:8080", "", true},
-		{"no addr loopback origin", nil, "localhost", "http://127.0.0.1:3000", true},
+		{"no addr same origin", nil, "localhost:3000", "http://localhost:3000", true},
+		{"no addr loopback origin", nil, "localhost", "http://127.0.0.1:3000", false},
 		{"no addr evil origin", nil, "localhost", "http://evil.example", false},
 		{"unix socket is strict", unix, "example.com", "", false},
 		{"unix socket localhost", unix, "localhost", "", true},
 		{"ipv6 loopback strict", loopback6, "example.com", "", false},
 		{"ipv6 loopback localhost", loopback6, "[::1]:8080", "", true},
 
-		// On a public address any Host passes; Origin must be same-origin
-		// or allowed, and loopback origins are not.
+		// On a public address without AllowedHosts any Host passes, but a
+		// browser's Origin must be listed: a rebinding page is same-origin
+		// with its own name (issue 9 item 5).
 		{"public any host", public, "api.example.com", "", true},
-		{"public same origin", public, "api.example.com", "https://api.example.com", true},
-		{"public same origin with port", public, "api.example.com:8443", "https://api.example.com:8443", true},
+		{"public rebinding same origin", public, "api.example.com", "https://api.example.com", false},
+		{"public rebinding same origin with port", public, "evil.example:8443", "https://evil.example:8443", false},
+		{"public IP same origin", public, "203.0.113.7:8080", "http://203.0.113.7:8080", true},
 		{"public cross origin", public, "api.example.com", "https://evil.example", false},
 		{"public loopback origin", public, "api.example.com", "http://localhost:3000", false},
 		{"public null origin", public, "api.example.com", "null", false},
 		{"public allowed origin", public, "api.example.com", "https://app.example.com", true},
+		{"public loopback host", public, "localhost", "", true},
+		{"public loopback same origin", public, "localhost:8080", "http://localhost:8080", false},
 	}
 	h := New(Config{AllowedOrigins: []string{"https://app.example.com"}})(okHandler)
+	run(t, h, tests)
+
+	// With AllowedHosts, a public address checks Host too, and same-origin
+	// requests pass on the listed names.
+	listed := New(Config{AllowedHosts: []string{"api.example.com"}, AllowedOrigins: []string{"https://app.example.com"}})(okHandler)
+	run(t, listed, []localCase{
+		{"listed host", public, "api.example.com:443", "", true},
+		{"listed same origin", public, "api.example.com", "https://api.example.com", true},
+		{"listed same origin with port", public, "api.example.com:8443", "https://api.example.com:8443", true},
+		{"unlisted host", public, "evil.example", "", false},
+		{"unlisted same origin", public, "evil.example", "https://evil.example", false},
+		{"IP host", public, "203.0.113.7", "", true},
+		{"loopback name on a public address", public, "localhost", "", false},
+		{"listed host, other origin", public, "api.example.com", "https://evil.example", false},
+		{"listed host, allowed origin", public, "api.example.com", "https://app.example.com", true},
+		{"loopback address still strict", loopback6, "evil.example", "", false},
+		{"loopback address listed", loopback6, "api.example.com", "", true},
+	})
+}
+
+// localCase is one request on a given local address.
+type localCase struct {
+	name   string
+	local  net.Addr
+	host   string
+	origin string
+	ok     bool
+}
+
+func run(t *testing.T, h http.Handler, tests []localCase) {
+	t.Helper()
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := serveDirect(h, tt.local, tt.host, tt.origin)
