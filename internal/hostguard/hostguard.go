@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/jsonrpc"
 )
 
@@ -149,6 +150,7 @@ func quote(s string) string {
 	}, s) + `"`
 }
 
+// refuse answers 403 with a JSON-RPC error: the request has no id yet.
 func refuse(w http.ResponseWriter, msg string) {
-	jsonrpc.WriteError(w, http.StatusForbidden, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
+	refusal.Write(w, nil, refusal.New(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "%s", msg))
 }
