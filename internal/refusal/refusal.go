@@ -120,6 +120,13 @@ func MethodNotFound(method string) *Error {
 	return New(http.StatusNotFound, jsonrpc.CodeMethodNotFound, "Method not found: %s", method)
 }
 
+// TooManyRequests refuses a caller over its rate limit, to retry after
+// secs seconds. -32000 lies in JSON-RPC's range for server-defined
+// errors: the request itself is fine, the server declines it for now.
+func TooManyRequests(secs string) *Error {
+	return New(http.StatusTooManyRequests, -32000, "Too Many Requests: rate limit exceeded, retry after %s s", secs)
+}
+
 // UnknownTask refuses a tasks/* request for a task the caller does not
 // have (never created, expired, or another principal's).
 func UnknownTask(id string) *Error {
