@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/principal"
@@ -56,7 +57,7 @@ type declaration struct {
 	scopes       []string
 	policy       func(*principal.Principal) bool
 	headers      []headerParam // params mirrored into Mcp-Param-* headers
-	skill        *skill        // a skill, declared as its SKILL.md resource
+	skill        *skills.Skill // a skill, declared as its SKILL.md resource
 
 	fields  []params.Field
 	schema  *params.Schema
@@ -261,7 +262,7 @@ func (c *catalog) resourceFor(uri string) (*declaration, map[string]any) {
 	if d, ok := c.byURI[uri]; ok && d.template == nil {
 		return d, nil
 	}
-	if d := c.skillFor(uri); d != nil && d.skill.files[uri] != nil {
+	if d := c.skillFor(uri); d != nil && d.skill.Files[uri] != nil {
 		return d, nil
 	}
 	for _, d := range c.templates {

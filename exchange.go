@@ -11,9 +11,9 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/middleware"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -59,28 +59,28 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 		lookup = handlers.LookupModern
 		x.cancel = cancel
 		if err := x.openState(); err != nil {
-			x.respond(handlers.Fail(err), false)
+			x.respond(handlers.Failed(err), false)
 			return
 		}
 	} else if !sess.begin(m.ID, cancel) {
 		cancel()
-		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
+		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
 	if m.Method == handlers.MethodInitialize && sess != nil {
-		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
+		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
 		return
 	}
 	f, ok := lookup(m.Method)
 	if !ok {
-		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)), true)
+		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)), true)
 		return
 	}
-	var reply handlers.Reply
+	var reply handlers.Outcome
 	func() {
 		defer func() {
 			if v := recover(); v != nil {
-				reply = handlers.Fail(x.internal(panicError(v)))
+				reply = handlers.Failed(x.internal(panicError(v)))
 			}
 		}()
 		reply = f(x, m.Params)
@@ -91,7 +91,7 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 }
 
 // respond encodes the reply as the request's response and ends the request.
-func (x *exchange) respond(reply handlers.Reply, registered bool) {
+func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 	req := x.c.req
 	var data []byte
 	code := 0
@@ -116,13 +116,13 @@ func (x *exchange) respond(reply handlers.Reply, registered bool) {
 	default:
 		x.ob.send(data, true)
 	}
-	middleware.Note(x.c.http.Context(), middleware.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
+	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
 }
 
 // outcome encodes a reply: its result as JSON (with what the 2026-07-28
 // wire adds), or the JSON-RPC error a client may see.
-func (x *exchange) outcome(reply handlers.Reply) (json.RawMessage, *jsonrpc.Error) {
+func (x *exchange) outcome(reply handlers.Outcome) (json.RawMessage, *jsonrpc.Error) {
 	if reply.Err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(reply.Err, &je) {
@@ -190,7 +190,7 @@ func (x *exchange) invoke(d *declaration, args json.RawMessage) Result {
 }
 
 // run invokes d and shapes its result, starting NoReply's work.
-func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Reply {
+func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Outcome {
 	res := x.invoke(d, args)
 	if res.kind != resultNoReply {
 		return x.finish(d, res)
@@ -207,11 +207,11 @@ func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Reply {
 		}
 		x.respond(x.finish(d, res), true)
 	}()
-	return handlers.Reply{Pending: true}
+	return handlers.Outcome{Pending: true}
 }
 
 // finish turns a handler's Result into the method's reply.
-func (x *exchange) finish(d *declaration, res Result) handlers.Reply {
+func (x *exchange) finish(d *declaration, res Result) handlers.Outcome {
 	if res.kind == resultError {
 		return x.failure(d, res.err)
 	}
@@ -228,15 +228,15 @@ func (x *exchange) finish(d *declaration, res Result) handlers.Reply {
 		v, err = resourceResult(res.value, x.c.req.Name, d.mimeType)
 	}
 	if err != nil {
-		return handlers.Fail(x.internal(err))
+		return handlers.Failed(x.internal(err))
 	}
-	return handlers.Result(v)
+	return handlers.Answer(v)
 }
 
 // failure maps a handler error: model-facing errors become tool results,
 // invalid prompt arguments -32602, explicit JSON-RPC errors pass, and the
 // rest become a generic internal error.
-func (x *exchange) failure(d *declaration, err error) handlers.Reply {
+func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 	var (
 		te *ToolError
 		ve *params.ValidationError
@@ -247,24 +247,24 @@ func (x *exchange) failure(d *declaration, err error) handlers.Reply {
 	case x.modern() && errors.Is(err, ErrInputRequired):
 		return x.inputRequired(d)
 	case errors.As(err, &je):
-		return handlers.Fail(je)
+		return handlers.Failed(je)
 	case errors.As(err, &ce):
-		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: %s", ce.Error()).
+		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: %s", ce.Error()).
 			WithData(map[string]any{"requiredCapabilities": ce.required()}))
 	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Work that stopped because its request ended is no failure to report.
-		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
+		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
 	case d.kind == kindTool && errors.Is(err, ErrInputTimeout):
 		// The model can decide to ask again, or to go on without.
-		return handlers.Result(toolErrorResult(err.Error()))
+		return handlers.Answer(toolErrorResult(err.Error()))
 	case d.kind == kindTool && errors.As(err, &te):
-		return handlers.Result(toolErrorResult(te.Message))
+		return handlers.Answer(toolErrorResult(te.Message))
 	case d.kind == kindTool && errors.As(err, &ve):
-		return handlers.Result(toolErrorResult(ve.Error()))
+		return handlers.Answer(toolErrorResult(ve.Error()))
 	case errors.As(err, &ve):
-		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
+		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
 	}
-	return handlers.Fail(x.internal(err))
+	return handlers.Failed(x.internal(err))
 }
 
 func (x *exchange) PageSize() int { return x.r.cfg.pageSize }
@@ -305,16 +305,16 @@ func (x *exchange) Tools() []*mcp.Tool {
 	return out
 }
 
-func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Reply {
+func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome {
 	d := x.cat.byTool[name]
 	if d == nil || !x.c.scope.allowsTool(name) {
-		return handlers.Fail(unknownTool(name))
+		return handlers.Failed(unknownTool(name))
 	}
 	if ok, missing := x.c.scope.permits(d); !ok {
-		return handlers.Fail(x.refuseUse(d, missing))
+		return handlers.Failed(x.refuseUse(d, missing))
 	}
 	if d.tasks == TaskRequired && !x.tasksDeclared() {
-		return handlers.Fail(missingTasks())
+		return handlers.Failed(missingTasks())
 	}
 	return x.run(d, args)
 }
@@ -333,17 +333,17 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 	return out
 }
 
-func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Reply {
+func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outcome {
 	d := x.cat.byPrompt[name]
 	if d == nil || !x.c.scope.allowsPrompt(name) {
-		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
+		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
 	}
 	if ok, missing := x.c.scope.permits(d); !ok {
-		return handlers.Fail(x.refuseUse(d, missing))
+		return handlers.Failed(x.refuseUse(d, missing))
 	}
 	raw, err := json.Marshal(args)
 	if err != nil {
-		return handlers.Fail(x.internal(err))
+		return handlers.Failed(x.internal(err))
 	}
 	return x.run(d, raw)
 }
@@ -406,13 +406,13 @@ func (x *exchange) Templates() []*mcp.ResourceTemplate {
 	return out
 }
 
-func (x *exchange) ReadResource(uri string) handlers.Reply {
+func (x *exchange) ReadResource(uri string) handlers.Outcome {
 	d, _ := x.cat.resourceFor(uri)
 	if d == nil || !x.c.scope.allowsResource(d, uri) {
-		return handlers.Fail(ResourceNotFound(uri))
+		return handlers.Failed(ResourceNotFound(uri))
 	}
 	if ok, missing := x.c.scope.permits(d); !ok {
-		return handlers.Fail(x.refuseUse(d, missing))
+		return handlers.Failed(x.refuseUse(d, missing))
 	}
 	return x.run(d, nil)
 }

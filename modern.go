@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -91,7 +92,7 @@ func headerMismatch(format string, args ...any) *jsonrpc.Error {
 // response stream.
 func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message, batch bool) {
 	if batch {
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version %s takes one message per POST, not a batch", mcp.Version20260728))
+		refusal.Write(w, nil, refusal.ModernBatch)
 		return
 	}
 	m := msgs[0]
@@ -100,39 +101,38 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case jsonrpc.KindResponse, jsonrpc.KindErrorResponse:
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: in protocol version %s clients send no responses; answer input requests by retrying the request", mcp.Version20260728))
+		refusal.Write(w, nil, refusal.ModernResponse)
 		return
 	}
 	var p modernParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", jsonrpc.DescribeParams(err)))
+			refusal.Write(w, m.ID, refusal.InvalidParams(err))
 			return
 		}
 	}
 	call, jerr := parseRequestMeta(p.Meta)
 	if jerr != nil {
-		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jerr)
+		refusal.Write(w, m.ID, refusal.BadRequest(jerr))
 		return
 	}
 	version := call.meta.ProtocolVersion
 	if hv := headerValue(req.Header, HeaderProtocolVersion); hv != version {
-		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, headerMismatch("MCP-Protocol-Version %q does not match _meta %s %q", hv, mcp.MetaProtocolVersion, version))
+		refusal.Write(w, m.ID, refusal.BadRequest(headerMismatch("MCP-Protocol-Version %q does not match _meta %s %q", hv, mcp.MetaProtocolVersion, version)))
 		return
 	}
 	if version != mcp.Version20260728 {
-		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeUnsupportedVersion, "Unsupported protocol version %q", version).
-			WithData(map[string]any{"supported": modernVersions, "requested": version}))
+		refusal.Write(w, m.ID, refusal.UnsupportedModernVersion(version, modernVersions))
 		return
 	}
 	if hv := headerValue(req.Header, HeaderMethod); hv != m.Method {
-		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, headerMismatch("Mcp-Method %q does not match the body's method %q", hv, m.Method))
+		refusal.Write(w, m.ID, refusal.BadRequest(headerMismatch("Mcp-Method %q does not match the body's method %q", hv, m.Method)))
 		return
 	}
 	if name, named := nameOf(m.Method, &p); named {
 		hv, ok := decodeHeader(headerValue(req.Header, HeaderName))
 		if !ok || hv != name {
-			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, headerMismatch("Mcp-Name must carry %q", name))
+			refusal.Write(w, m.ID, refusal.BadRequest(headerMismatch("Mcp-Name must carry %q", name)))
 			return
 		}
 	}
@@ -142,7 +142,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 	}
 	if m.Method == handlers.MethodToolsCall {
 		if jerr := r.checkParamHeaders(req.Header, c.scope, p.Name, p.Arguments); jerr != nil {
-			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jerr)
+			refusal.Write(w, m.ID, refusal.BadRequest(jerr))
 			return
 		}
 	}
@@ -155,7 +155,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		return
 	}
 	if _, found := handlers.LookupModern(m.Method); !found {
-		jsonrpc.WriteError(w, http.StatusNotFound, m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method))
+		refusal.Write(w, m.ID, refusal.MethodNotFound(m.Method))
 		return
 	}
 	call.requestState, call.responses = p.RequestState, p.InputResponses

@@ -141,19 +141,19 @@ func (x *exchange) openState() *jsonrpc.Error {
 
 // inputRequired builds the input_required result: the questions this run
 // asked, and the answers so far sealed in requestState.
-func (x *exchange) inputRequired(d *declaration) handlers.Reply {
+func (x *exchange) inputRequired(d *declaration) handlers.Outcome {
 	call := x.c.req.modern
 	if len(call.pending) == 0 {
-		return handlers.Fail(x.internal(fmt.Errorf("%s %q returned ErrInputRequired without asking for input", d.kind, d.name)))
+		return handlers.Failed(x.internal(fmt.Errorf("%s %q returned ErrInputRequired without asking for input", d.kind, d.name)))
 	}
 	st := &requestState{Principal: x.c.scope.principal, Method: x.c.req.Method, Name: x.c.req.Name, Answers: call.answers}
 	token, err := x.r.sealer.seal(st)
 	if err != nil {
-		return handlers.Fail(x.internal(err))
+		return handlers.Failed(x.internal(err))
 	}
 	res := &mcp.InputRequiredResult{InputRequests: call.pending, RequestState: token}
 	res.ResultType = mcp.ResultInputRequired
-	return handlers.Result(res)
+	return handlers.Answer(res)
 }
 
 // cacheable lists the methods whose results carry caching hints.

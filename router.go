@@ -11,8 +11,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/hostguard"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/middleware"
 )
 
 // Router is an MCP server: its declarations, its connect step and its
@@ -33,8 +34,8 @@ type Router struct {
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
 	sealer   *sealer
-	listen   listeners // 2026-07-28 subscriptions/listen streams
-	tasks    taskTable // tasks extension
+	listen   listeners  // 2026-07-28 subscriptions/listen streams
+	tasks    task.Table // tasks extension
 
 	bp          backplane.Backplane
 	local       bool   // the backplane lives in this process only
@@ -60,7 +61,8 @@ type config struct {
 	writeTimeout   time.Duration
 	logLevel       mcp.LoggingLevel
 	onError        func(ctx context.Context, err error, req *Request)
-	guard          *middleware.HostGuardConfig
+	guard          hostguard.Config // the DNS-rebinding guard's lists
+	noGuard        bool
 	resourceMeta   string
 	cache          cacheHint
 	stateKey       []byte
@@ -142,11 +144,29 @@ func DefaultLogLevel(l mcp.LoggingLevel) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.logLevel = l })
 }
 
-// HostGuard configures the DNS-rebinding guard (see middleware.HostGuard),
-// which is on by default. HostGuard(nil) turns it off.
-func HostGuard(cfg *middleware.HostGuardConfig) RouterOption {
-	return routerOption(func(r *Router) { r.cfg.guard = cfg })
+// AllowedHosts adds the host names (without port) the server answers to,
+// for the DNS-rebinding guard, which is on unless NoHostGuard. On a
+// loopback address localhost, 127.0.0.1 and [::1] are accepted without
+// it; on a public address, once set, Host must be one of these names or
+// an IP address, and browser requests from the server's own origin pass
+// only on these names. Name a public server: AllowedHosts("mcp.example.com").
+// middleware.HostGuardWithConfig describes the rules.
+func AllowedHosts(hosts ...string) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.guard.AllowedHosts = append(r.cfg.guard.AllowedHosts, hosts...) })
 }
+
+// AllowedOrigins adds the origins ("https://app.example.com",
+// "http://localhost:6274") whose pages may call the server from a
+// browser. Other origins are refused with 403, including pages on other
+// ports of localhost, unless they are the request's own origin on a
+// trusted host (see AllowedHosts).
+func AllowedOrigins(origins ...string) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.guard.AllowedOrigins = append(r.cfg.guard.AllowedOrigins, origins...) })
+}
+
+// NoHostGuard turns the DNS-rebinding guard off, for a router behind a
+// middleware.HostGuard of its own or a proxy that checks Host and Origin.
+func NoHostGuard() RouterOption { return routerOption(func(r *Router) { r.cfg.noGuard = true }) }
 
 // ResourceMetadata sets the URL of the OAuth protected resource metadata
 // (RFC 9728) that the router's 401 and 403 challenges point clients to,
@@ -189,8 +209,8 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		cfg: config{
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
 			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
-			logLevel: mcp.LevelInfo, guard: &middleware.HostGuardConfig{},
-			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
+			logLevel: mcp.LevelInfo,
+			cache:    cacheHint{scope: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
 		},
 		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 		sessions: sessionTable{m: map[string]*session{}},
@@ -207,11 +227,10 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	}
 	r.sealer = s
 	r.listen.m = map[*listener]struct{}{}
-	r.tasks.m = map[string]*task{}
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}
-	_, r.local = r.bp.(*backplane.Memory)
+	r.local = r.bp.Sharing() == backplane.InProcess
 	r.node = randomID()[:6]
 	stop, err := r.bp.Subscribe(r.onMessage)
 	if err != nil {
@@ -222,8 +241,8 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	}
 	r.stopSub = stop
 	var h http.Handler = http.HandlerFunc(r.serveHTTP)
-	if r.cfg.guard != nil {
-		h = middleware.HostGuardWithConfig(*r.cfg.guard)(h)
+	if !r.cfg.noGuard {
+		h = hostguard.New(r.cfg.guard)(h)
 	}
 	r.handler = h
 	return r
@@ -285,8 +304,8 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	for _, l := range r.listen.all() {
 		l.ob.stop()
 	}
-	for _, t := range r.tasks.all() {
-		t.stop()
+	for _, t := range r.tasks.All() {
+		t.Stop()
 	}
 	return err
 }

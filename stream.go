@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -24,7 +25,7 @@ type Stream struct {
 	ob   *outbox
 	sess *session
 	req  *Request
-	task *task // set while the work runs as a task
+	task *task.Task // set while the work runs as a task
 }
 
 // Deadline implements context.Context.
@@ -198,7 +199,7 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	if m := s.req.modern; m != nil {
 		key := m.nextKey(method, opts)
 		if s.task != nil {
-			return s.task.ask(ctx, key, method, params, result, valid)
+			return s.task.Ask(ctx, key, method, params, result, valid)
 		}
 		return m.input(key, method, params, result, valid)
 	}

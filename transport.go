@@ -17,9 +17,10 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/bearer"
+	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/middleware"
 	"github.com/specter-mcp/specter/principal"
 	"github.com/specter-mcp/specter/sse"
 )
@@ -41,7 +42,7 @@ func (r *Router) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		r.serveDelete(w, req)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
-		jsonrpc.WriteError(w, http.StatusMethodNotAllowed, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Method Not Allowed: use POST, GET or DELETE"))
+		refusal.Write(w, nil, refusal.MethodNotAllowed)
 	}
 }
 
@@ -49,11 +50,11 @@ var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	if !isMediaType(req.Header.Get("Content-Type"), "application/json") {
-		jsonrpc.WriteError(w, http.StatusUnsupportedMediaType, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Unsupported Media Type: Content-Type must be application/json"))
+		refusal.Write(w, nil, refusal.UnsupportedMediaType)
 		return
 	}
 	if accept := req.Header.Get("Accept"); !accepts(accept, "application/json") || !accepts(accept, "text/event-stream") {
-		jsonrpc.WriteError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list application/json and text/event-stream"))
+		refusal.Write(w, nil, refusal.NotAcceptable)
 		return
 	}
 	buf := bodyPool.Get().(*bytes.Buffer)
@@ -62,15 +63,15 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, r.cfg.maxBody)); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
-			jsonrpc.WriteError(w, http.StatusRequestEntityTooLarge, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Request Entity Too Large: the body exceeds %d bytes", r.cfg.maxBody))
+			refusal.Write(w, nil, refusal.BodyTooLarge(r.cfg.maxBody))
 			return
 		}
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeParseError, "parse error: could not read the body"))
+		refusal.Write(w, nil, refusal.UnreadableBody)
 		return
 	}
 	msgs, batch, err := jsonrpc.Parse(buf.Bytes())
 	if err != nil {
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, err.(*jsonrpc.Error))
+		refusal.Write(w, nil, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
 	}
 	if isModern(req.Header, msgs) {
@@ -87,7 +88,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		}
 	}
 	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		jsonrpc.WriteError(w, http.StatusBadRequest, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
+		refusal.Write(w, firstID(msgs), refusal.UnsupportedVersion(v))
 		return
 	}
 	c, ok := r.runConnect(w, req, firstID(msgs))
@@ -99,11 +100,11 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if !sess.ownedBy(c.scope.principal) {
-		jsonrpc.WriteError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
+		refusal.Write(w, firstID(msgs), refusal.SessionNotFound)
 		return
 	}
 	if batch && !mcp.AllowsBatch(sess.version) {
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported in protocol version %s", sess.version))
+		refusal.Write(w, nil, refusal.BatchNotSupported(sess.version))
 		return
 	}
 	sess.touch()
@@ -118,7 +119,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 			requests++
 		case jsonrpc.KindNotification:
 			r.notification(sess, m)
-			middleware.Note(req.Context(), middleware.Message{Method: m.Method, Session: sess.id, Principal: c.scope.principal})
+			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.id, Principal: c.scope.principal})
 		default:
 			if !sess.deliver(m) {
 				if r.local {
@@ -129,7 +130,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 					r.publish(&backplane.Message{Kind: backplane.KindAnswer, Session: sess.id, Data: raw})
 				}
 			}
-			middleware.Note(req.Context(), middleware.Message{Method: "response", ID: string(m.ID), Session: sess.id, Principal: c.scope.principal})
+			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.id, Principal: c.scope.principal})
 		}
 	}
 	if requests == 0 {
@@ -203,11 +204,11 @@ func (r *Router) postWithoutSession(w http.ResponseWriter, req *http.Request, c 
 	}
 	for _, m := range msgs {
 		if m.Kind() == jsonrpc.KindRequest {
-			msg := "Bad Request: Mcp-Session-Id header is required; send initialize first"
+			refused := refusal.SessionRequired
 			if m.Method == handlers.MethodInitialize {
-				msg = "Invalid Request: initialize must not be part of a batch"
+				refused = refusal.InitializeInBatch
 			}
-			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s", msg))
+			refusal.Write(w, m.ID, refused)
 			return
 		}
 	}
@@ -220,15 +221,15 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	start := time.Now()
 	p, err := handlers.DecodeInitialize(m.Params)
 	if err != nil {
-		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, err.(*jsonrpc.Error))
+		refusal.Write(w, m.ID, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
 	}
 	if r.closing.Load() {
-		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
 	if r.cfg.maxSessions > 0 && r.sessions.len() >= r.cfg.maxSessions {
-		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later"))
+		refusal.Write(w, m.ID, refusal.TooManySessions)
 		return
 	}
 	client, _ := json.Marshal(p.ClientInfo)
@@ -239,7 +240,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	defer cancel()
 	if err := r.bp.CreateSession(ctx, rec, r.cfg.sessionTimeout); err != nil {
 		r.report(req.Context(), fmt.Errorf("create session: %w", err), nil)
-		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, errUnavailable())
+		refusal.Write(w, m.ID, refusal.StorageUnavailable)
 		return
 	}
 	s := r.sessions.put(r.newLocal(rec))
@@ -248,7 +249,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		if err := r.onStart(c, &Session{s: s}); err != nil {
 			r.report(req.Context(), fmt.Errorf("session start: %w", err), nil)
 			_ = r.endSession(s, EndError)
-			jsonrpc.WriteError(w, http.StatusInternalServerError, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+			refusal.Write(w, m.ID, refusal.Internal)
 			return
 		}
 	}
@@ -258,7 +259,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	w.Header().Set(HeaderSessionID, s.id)
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-	middleware.Note(req.Context(), middleware.Message{Method: m.Method, ID: string(m.ID), Session: s.id, Principal: c.scope.principal, Duration: time.Since(start)})
+	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.id, Principal: c.scope.principal, Duration: time.Since(start)})
 }
 
 func (r *Router) capabilities() mcp.ServerCapabilities {
@@ -294,7 +295,7 @@ func (r *Router) notification(s *session, m *jsonrpc.Message) {
 
 func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 	if !accepts(req.Header.Get("Accept"), "text/event-stream") {
-		jsonrpc.WriteError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))
+		refusal.Write(w, nil, refusal.NotAcceptableStream)
 		return
 	}
 	sess, c, ok := r.sessionFor(w, req)
@@ -316,14 +317,14 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 			return
 		}
 		if ob == nil {
-			jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Last-Event-ID %q names no stream of this session", last))
+			refusal.Write(w, nil, refusal.UnknownLastEventID(last))
 			return
 		}
 		after = seq
 	} else {
 		ob = sess.listener()
 		if !ob.reserve() {
-			jsonrpc.WriteError(w, http.StatusConflict, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Conflict: this session already has a GET stream open"))
+			refusal.Write(w, nil, refusal.StreamOpen)
 			return
 		}
 		after = ob.delivered()
@@ -360,7 +361,7 @@ func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	if err := r.endSession(sess, EndClient); err != nil {
-		jsonrpc.WriteError(w, http.StatusServiceUnavailable, nil, errUnavailable())
+		refusal.Write(w, nil, refusal.StorageUnavailable)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -370,11 +371,11 @@ func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
 func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session, *Context, bool) {
 	sid := req.Header.Get(HeaderSessionID)
 	if sid == "" {
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required"))
+		refusal.Write(w, nil, refusal.SessionRequiredTerse)
 		return nil, nil, false
 	}
 	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q", v))
+		refusal.Write(w, nil, refusal.UnsupportedVersionTerse(v))
 		return nil, nil, false
 	}
 	sess, err := r.lookup(req.Context(), sid)
@@ -387,7 +388,7 @@ func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session,
 		return nil, nil, false
 	}
 	if !sess.ownedBy(c.scope.principal) {
-		jsonrpc.WriteError(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session"))
+		refusal.Write(w, nil, refusal.SessionNotFoundTerse)
 		return nil, nil, false
 	}
 	return sess, c, true
@@ -436,7 +437,7 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 	var he *HTTPError
 	if !errors.As(err, &he) {
 		r.report(req.Context(), fmt.Errorf("connect: %w", err), nil)
-		jsonrpc.WriteError(w, http.StatusInternalServerError, id, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+		refusal.Write(w, id, refusal.Internal)
 		return
 	}
 	switch he.Status {
@@ -452,7 +453,7 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 			w.Header().Set("WWW-Authenticate", r.challenge(req, bearer.CodeInsufficientScope, he.Scope))
 		}
 	}
-	jsonrpc.WriteError(w, he.Status, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(he.Status), he.Message))
+	refusal.Write(w, id, refusal.Status(he.Status, he.Message))
 }
 
 // challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728)

@@ -63,8 +63,35 @@ type Backplane interface {
 	// called. A node subscribes once.
 	Subscribe(handle func(*Message)) (stop func(), err error)
 
+	// Sharing says who else sees this backplane's state: InProcess or
+	// Shared. The router relies on it: over an InProcess backplane every
+	// session is this node's, so it skips messages between nodes and
+	// ends the sessions when it shuts down; over a Shared one other nodes
+	// go on serving them.
+	Sharing() Sharing
+
 	// Close releases the backplane's resources.
 	Close() error
+}
+
+// Sharing is who sees a backplane's state.
+type Sharing uint8
+
+const (
+	// InProcess: the state lives in this process and ends with it
+	// (Memory, and wrappers of it).
+	InProcess Sharing = iota
+	// Shared: other processes share the state and outlive this one
+	// (redisbp).
+	Shared
+)
+
+// String returns "in-process" or "shared".
+func (s Sharing) String() string {
+	if s == Shared {
+		return "shared"
+	}
+	return "in-process"
 }
 
 // Session is a session-era MCP session as the nodes share it.

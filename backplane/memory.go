@@ -270,6 +270,9 @@ func (m *Memory) Subscribe(handle func(*Message)) (func(), error) {
 	}, nil
 }
 
+// Sharing implements Backplane: a Memory is InProcess.
+func (m *Memory) Sharing() Sharing { return InProcess }
+
 // Close implements Backplane.
 func (m *Memory) Close() error { return nil }
 

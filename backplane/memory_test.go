@@ -13,3 +13,12 @@ func TestMemoryContract(t *testing.T) {
 		return m, m
 	})
 }
+
+func TestMemorySharing(t *testing.T) {
+	if got := backplane.NewMemory().Sharing(); got != backplane.InProcess || got.String() != "in-process" {
+		t.Errorf("Sharing() = %v (%d), want in-process", got, got)
+	}
+	if got := backplane.Shared.String(); got != "shared" {
+		t.Errorf("Shared.String() = %q", got)
+	}
+}

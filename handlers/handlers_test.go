@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -42,8 +43,8 @@ type fakeServer struct {
 	completeErr    error
 
 	skills    []*mcp.Skill
-	dirs      map[string][]*mcp.Resource
-	skillsErr error // the server declares no skills
+	skillSet  map[string]*skills.Skill // by the URI of its SKILL.md
+	skillsErr error                    // the server declares no skills
 }
 
 var _ Server = (*fakeServer)(nil)
@@ -53,21 +54,21 @@ func (s *fakeServer) SetLogLevel(l mcp.LoggingLevel) {
 	s.level, s.levelSet = l, true
 }
 func (s *fakeServer) Tools() []*mcp.Tool { return s.tools }
-func (s *fakeServer) CallTool(name string, args json.RawMessage) Reply {
+func (s *fakeServer) CallTool(name string, args json.RawMessage) Outcome {
 	s.calledTool, s.toolArgs = name, args
-	return Result(map[string]string{"called": name})
+	return Answer(map[string]string{"called": name})
 }
 func (s *fakeServer) Prompts() []*mcp.Prompt { return s.prompts }
-func (s *fakeServer) GetPrompt(name string, args map[string]string) Reply {
+func (s *fakeServer) GetPrompt(name string, args map[string]string) Outcome {
 	s.prompt, s.promptArgs = name, args
-	return Result(map[string]string{"prompt": name})
+	return Answer(map[string]string{"prompt": name})
 }
 func (s *fakeServer) Resources() []*mcp.Resource         { return s.resources }
 func (s *fakeServer) ResourceSources() []ResourceSource  { return s.sources }
 func (s *fakeServer) Templates() []*mcp.ResourceTemplate { return s.templates }
-func (s *fakeServer) ReadResource(uri string) Reply {
+func (s *fakeServer) ReadResource(uri string) Outcome {
 	s.readURI = uri
-	return Result(map[string]string{"read": uri})
+	return Answer(map[string]string{"read": uri})
 }
 func (s *fakeServer) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	s.completeParams = p
@@ -100,7 +101,7 @@ func newServer(n, pageSize int) *fakeServer {
 }
 
 // call runs method through the Lookup table.
-func call(t *testing.T, s Server, method, params string) Reply {
+func call(t *testing.T, s Server, method, params string) Outcome {
 	t.Helper()
 	f, ok := Lookup(method)
 	if !ok {
@@ -114,7 +115,7 @@ func call(t *testing.T, s Server, method, params string) Reply {
 }
 
 // resultJSON marshals a successful reply's result.
-func resultJSON(t *testing.T, r Reply) string {
+func resultJSON(t *testing.T, r Outcome) string {
 	t.Helper()
 	if r.Err != nil {
 		t.Fatalf("reply error: %v", r.Err)
@@ -131,7 +132,7 @@ func resultJSON(t *testing.T, r Reply) string {
 
 // wantInvalidParams fails unless r carries a *jsonrpc.Error -32602 whose
 // message contains every one of subs.
-func wantInvalidParams(t *testing.T, r Reply, subs ...string) {
+func wantInvalidParams(t *testing.T, r Outcome, subs ...string) {
 	t.Helper()
 	if r.Result != nil {
 		t.Errorf("reply has a result: %#v", r.Result)
@@ -301,7 +302,7 @@ func TestWrongParamTypesNameTheField(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.params, func(t *testing.T) {
 			r := call(t, newServer(1, 0), tt.method, tt.params)
-			wantInvalidParams(t, r, "invalid params", tt.want)
+			wantInvalidParams(t, r, "Invalid params", tt.want)
 		})
 	}
 }
@@ -458,7 +459,7 @@ func TestInvalidCursors(t *testing.T) {
 			t.Run(method+" "+c.name, func(t *testing.T) {
 				s := newServer(3, 2)
 				r := call(t, s, method, `{"cursor":"`+c.cursor+`"}`)
-				wantInvalidParams(t, r, "invalid params", "cursor")
+				wantInvalidParams(t, r, "Invalid params", "cursor")
 			})
 		}
 	}
@@ -497,33 +498,45 @@ func pagedSource(prefix string, pages [][]string, asked *[]string) ResourceSourc
 
 func TestListResourcesWithSources(t *testing.T) {
 	tests := []struct {
-		name     string
-		static   int
-		pageSize int
-		want     [][]string
+		name         string
+		static       int
+		pageSize     int
+		want         [][]string
+		askedA       []string // the cursors source a was asked for
+		askedB       []string
+		emptySources bool // source a starts with two empty pages
 	}{
-		{"page size 2", 3, 2, [][]string{{"res0", "res1"}, {"res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}},
-		{"page size 3", 3, 3, [][]string{{"res0", "res1", "res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}},
-		{"page size 0", 3, 0, [][]string{{"res0", "res1", "res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}},
-		{"no static", 0, 2, [][]string{{}, {"a1", "a2"}, {"a3"}, {"b1"}}},
+		{"page size 2", 3, 2, [][]string{{"res0", "res1"}, {"res2", "a1"}, {"a2", "a3"}, {"b1"}}, []string{"", "", "page1"}, []string{""}, false},
+		{"page size 3", 3, 3, [][]string{{"res0", "res1", "res2"}, {"a1", "a2", "a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"page size 0", 3, 0, [][]string{{"res0", "res1", "res2", "a1", "a2", "a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"page size 1", 1, 1, [][]string{{"res0"}, {"a1"}, {"a2"}, {"a3"}, {"b1"}}, []string{"", "", "page1"}, []string{""}, false},
+		// Issue 8 item 4: templates with List handlers and no fixed
+		// resources filled the first page with nothing.
+		{"no static", 0, 2, [][]string{{"a1", "a2"}, {"a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"no static, big page", 0, 50, [][]string{{"a1", "a2", "a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"empty source pages", 0, 2, [][]string{{"a1", "a2"}, {"a3", "b1"}}, []string{"", "page1", "page2", "page3"}, []string{""}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(tt.static, tt.pageSize)
 			var askedA, askedB []string
+			pagesA := [][]string{{"a1", "a2"}, {"a3"}}
+			if tt.emptySources {
+				pagesA = [][]string{{}, {}, {"a1", "a2"}, {"a3"}}
+			}
 			s.sources = []ResourceSource{
-				pagedSource("a", [][]string{{"a1", "a2"}, {"a3"}}, &askedA),
+				pagedSource("a", pagesA, &askedA),
 				pagedSource("b", [][]string{{"b1"}}, &askedB),
 			}
 			got := walk(t, s, MethodResourcesList)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("pages %v, want %v", got, tt.want)
 			}
-			if want := []string{"", "page1"}; !slices.Equal(askedA, want) {
-				t.Errorf("source a asked for %q, want %q", askedA, want)
+			if !slices.Equal(askedA, tt.askedA) {
+				t.Errorf("source a asked for %q, want %q", askedA, tt.askedA)
 			}
-			if want := []string{""}; !slices.Equal(askedB, want) {
-				t.Errorf("source b asked for %q, want %q", askedB, want)
+			if !slices.Equal(askedB, tt.askedB) {
+				t.Errorf("source b asked for %q, want %q", askedB, tt.askedB)
 			}
 		})
 	}
@@ -534,15 +547,48 @@ func TestListResourcesEmptySourcePage(t *testing.T) {
 	var asked []string
 	s.sources = []ResourceSource{pagedSource("e", [][]string{{}}, &asked)}
 	got := walk(t, s, MethodResourcesList)
-	if want := [][]string{{"res0"}, {}}; !reflect.DeepEqual(got, want) {
+	if want := [][]string{{"res0"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pages %v, want %v", got, want)
+	}
+}
+
+func TestListResourcesEndlessEmptySource(t *testing.T) {
+	// A source that only ever answers empty pages ends each list page
+	// after maxSourcePages calls, with a cursor to go on.
+	s := newServer(0, 5)
+	calls := 0
+	s.sources = []ResourceSource{func(cursor string) ([]mcp.Resource, string, error) {
+		calls++
+		return nil, "more", nil
+	}}
+	raw := resultJSON(t, call(t, s, MethodResourcesList, ``))
+	var res mcp.ListResourcesResult
+	if err := json.Unmarshal([]byte(raw), &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Resources) != 0 || res.NextCursor == "" || calls != maxSourcePages {
+		t.Errorf("page %s after %d calls; want an empty page with a cursor after %d", raw, calls, maxSourcePages)
+	}
+}
+
+func TestListResourcesMidPageCursor(t *testing.T) {
+	// A cursor that resumes inside a source's page past its end is out
+	// of range, like any other stale cursor.
+	s := newServer(0, 2)
+	var asked []string
+	s.sources = []ResourceSource{pagedSource("a", [][]string{{"a1", "a2"}}, &asked)}
+	r := call(t, s, MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":3}`)+`"}`)
+	wantInvalidParams(t, r, "Invalid params", "out of range")
+	got := resultJSON(t, call(t, s, MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":1}`)+`"}`))
+	if want := `{"resources":[{"uri":"a://a2","name":"a2"}]}`; got != want {
+		t.Errorf("from offset 1: %s, want %s", got, want)
 	}
 }
 
 func TestListResourcesSourceError(t *testing.T) {
 	boom := errors.New("backend down")
 	var askedA []string
-	s := newServer(1, 0)
+	s := newServer(1, 1)
 	s.sources = []ResourceSource{
 		pagedSource("a", [][]string{{"a1"}}, &askedA),
 		func(string) ([]mcp.Resource, string, error) { return nil, "", boom },
@@ -564,6 +610,11 @@ func TestListResourcesSourceError(t *testing.T) {
 	}
 	if r.Result != nil {
 		t.Errorf("result %v with an error", r.Result)
+	}
+	// With room for everything, the error fails the first page.
+	s.pageSize = 0
+	if r := call(t, s, MethodResourcesList, ``); !errors.Is(r.Err, boom) || r.Result != nil {
+		t.Errorf("unpaged: reply %+v, want %v", r, boom)
 	}
 
 	// An error from the source's own cursor check comes back as is.
@@ -588,7 +639,7 @@ func TestCompleteValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(0, 0)
-			wantInvalidParams(t, call(t, s, MethodComplete, tt.params), "invalid params", tt.want)
+			wantInvalidParams(t, call(t, s, MethodComplete, tt.params), "Invalid params", tt.want)
 			if s.completeParams != nil {
 				t.Error("Complete was called despite invalid params")
 			}
@@ -763,18 +814,18 @@ func TestDecodeInitialize(t *testing.T) {
 			if p != nil {
 				t.Errorf("params %+v with an error", p)
 			}
-			wantInvalidParams(t, Fail(err), "invalid params", tt.want)
+			wantInvalidParams(t, Failed(err), "Invalid params", tt.want)
 		})
 	}
 }
 
-func TestReplyHelpers(t *testing.T) {
+func TestOutcomeHelpers(t *testing.T) {
 	err := errors.New("x")
-	if r := Fail(err); r.Err != err || r.Result != nil || r.Pending {
-		t.Errorf("Fail = %+v", r)
+	if r := Failed(err); r.Err != err || r.Result != nil || r.Pending {
+		t.Errorf("Failed = %+v", r)
 	}
-	if r := Result(1); r.Result != 1 || r.Err != nil || r.Pending {
-		t.Errorf("Result = %+v", r)
+	if r := Answer(1); r.Result != 1 || r.Err != nil || r.Pending {
+		t.Errorf("Answer = %+v", r)
 	}
 }
 

@@ -24,7 +24,7 @@ func DecodeInitialize(params json.RawMessage) (*mcp.InitializeParams, error) {
 		return nil, err
 	}
 	if p.ProtocolVersion == "" {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `invalid params: "protocolVersion" is required`)
+		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, `Invalid params: "protocolVersion" is required`)
 	}
 	return &p, nil
 }

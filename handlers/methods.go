@@ -9,7 +9,7 @@ import (
 )
 
 // Func answers one method.
-type Func func(s Server, params json.RawMessage) Reply
+type Func func(s Server, params json.RawMessage) Outcome
 
 // Method names.
 const (
@@ -30,7 +30,6 @@ const (
 	NotificationCancelled        = "notifications/cancelled"
 	NotificationProgress         = "notifications/progress"
 	NotificationMessage          = "notifications/message"
-	NotificationRootsChanged     = "notifications/roots/list_changed"
 	NotificationToolsChanged     = "notifications/tools/list_changed"
 	NotificationPromptsChanged   = "notifications/prompts/list_changed"
 	NotificationResourcesChanged = "notifications/resources/list_changed"
@@ -44,6 +43,9 @@ const (
 	MethodSkillsList             = "skills/list"
 	MethodSkillsGet              = "skills/get"
 	MethodResourcesDirectoryRead = "resources/directory/read"
+	MethodTasksGet               = "tasks/get"
+	MethodTasksUpdate            = "tasks/update"
+	MethodTasksCancel            = "tasks/cancel"
 )
 
 // session lists the methods of the session era, except initialize, which
@@ -95,7 +97,7 @@ func LookupModern(method string) (Func, bool) {
 	return f, ok
 }
 
-func discover(s Server, _ json.RawMessage) Reply { return Result(s.Discover()) }
+func discover(s Server, _ json.RawMessage) Outcome { return Answer(s.Discover()) }
 
 // decode reads params into v; absent or null params leave v as is.
 func decode(params json.RawMessage, v any) error {
@@ -103,133 +105,133 @@ func decode(params json.RawMessage, v any) error {
 		return nil
 	}
 	if err := json.Unmarshal(params, v); err != nil {
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "invalid params: %s", jsonrpc.DescribeParams(err))
+		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", jsonrpc.DescribeParams(err))
 	}
 	return nil
 }
 
-func invalidParams(format string, args ...any) Reply {
-	return Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...))
+func invalidParams(format string, args ...any) Outcome {
+	return Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...))
 }
 
-func ping(Server, json.RawMessage) Reply { return Result(mcp.EmptyResult{}) }
+func ping(Server, json.RawMessage) Outcome { return Answer(mcp.EmptyResult{}) }
 
-func setLevel(s Server, params json.RawMessage) Reply {
+func setLevel(s Server, params json.RawMessage) Outcome {
 	var p mcp.SetLevelParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	if p.Level.Severity() < 0 {
-		return invalidParams("invalid params: unknown logging level %q; use debug, info, notice, warning, error, critical, alert or emergency", p.Level)
+		return invalidParams("Invalid params: unknown logging level %q; use debug, info, notice, warning, error, critical, alert or emergency", p.Level)
 	}
 	s.SetLogLevel(p.Level)
-	return Result(mcp.EmptyResult{})
+	return Answer(mcp.EmptyResult{})
 }
 
 // list answers a paginated list: the page of items at the request's
 // cursor, shaped into the method's result by build.
-func list[T any](s Server, params json.RawMessage, items []*T, build func(page []T, next string) any) Reply {
+func list[T any](s Server, params json.RawMessage, items []*T, build func(page []T, next string) any) Outcome {
 	var p mcp.PaginatedParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	page, next, err := paginate(items, p.Cursor, s.PageSize())
 	if err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	out := make([]T, len(page))
 	for i, item := range page {
 		out[i] = *item
 	}
-	return Result(build(out, next))
+	return Answer(build(out, next))
 }
 
-func listTools(s Server, params json.RawMessage) Reply {
+func listTools(s Server, params json.RawMessage) Outcome {
 	return list(s, params, s.Tools(), func(page []mcp.Tool, next string) any {
 		return &mcp.ListToolsResult{Tools: page, NextCursor: next}
 	})
 }
 
-func callTool(s Server, params json.RawMessage) Reply {
+func callTool(s Server, params json.RawMessage) Outcome {
 	var p mcp.CallToolParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	if p.Name == "" {
-		return invalidParams(`invalid params: "name" is required`)
+		return invalidParams(`Invalid params: "name" is required`)
 	}
 	return s.CallTool(p.Name, p.Arguments)
 }
 
-func listPrompts(s Server, params json.RawMessage) Reply {
+func listPrompts(s Server, params json.RawMessage) Outcome {
 	return list(s, params, s.Prompts(), func(page []mcp.Prompt, next string) any {
 		return &mcp.ListPromptsResult{Prompts: page, NextCursor: next}
 	})
 }
 
-func getPrompt(s Server, params json.RawMessage) Reply {
+func getPrompt(s Server, params json.RawMessage) Outcome {
 	var p mcp.GetPromptParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	if p.Name == "" {
-		return invalidParams(`invalid params: "name" is required`)
+		return invalidParams(`Invalid params: "name" is required`)
 	}
 	return s.GetPrompt(p.Name, p.Arguments)
 }
 
-func listTemplates(s Server, params json.RawMessage) Reply {
+func listTemplates(s Server, params json.RawMessage) Outcome {
 	return list(s, params, s.Templates(), func(page []mcp.ResourceTemplate, next string) any {
 		return &mcp.ListResourceTemplatesResult{ResourceTemplates: page, NextCursor: next}
 	})
 }
 
-func readResource(s Server, params json.RawMessage) Reply {
+func readResource(s Server, params json.RawMessage) Outcome {
 	var p mcp.ReadResourceParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	if p.URI == "" {
-		return invalidParams(`invalid params: "uri" is required`)
+		return invalidParams(`Invalid params: "uri" is required`)
 	}
 	return s.ReadResource(p.URI)
 }
 
-func subscribe(s Server, params json.RawMessage) Reply   { return setSubscription(s, params, true) }
-func unsubscribe(s Server, params json.RawMessage) Reply { return setSubscription(s, params, false) }
+func subscribe(s Server, params json.RawMessage) Outcome   { return setSubscription(s, params, true) }
+func unsubscribe(s Server, params json.RawMessage) Outcome { return setSubscription(s, params, false) }
 
-func setSubscription(s Server, params json.RawMessage, on bool) Reply {
+func setSubscription(s Server, params json.RawMessage, on bool) Outcome {
 	var p mcp.ReadResourceParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	if p.URI == "" {
-		return invalidParams(`invalid params: "uri" is required`)
+		return invalidParams(`Invalid params: "uri" is required`)
 	}
 	if err := s.Subscribe(p.URI, on); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
-	return Result(mcp.EmptyResult{})
+	return Answer(mcp.EmptyResult{})
 }
 
-func complete(s Server, params json.RawMessage) Reply {
+func complete(s Server, params json.RawMessage) Outcome {
 	var p mcp.CompleteParams
 	if err := decode(params, &p); err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	switch {
 	case p.Ref.Type == "ref/prompt" && p.Ref.Name == "":
-		return invalidParams(`invalid params: "ref.name" is required for ref/prompt`)
+		return invalidParams(`Invalid params: "ref.name" is required for ref/prompt`)
 	case p.Ref.Type == "ref/resource" && p.Ref.URI == "":
-		return invalidParams(`invalid params: "ref.uri" is required for ref/resource`)
+		return invalidParams(`Invalid params: "ref.uri" is required for ref/resource`)
 	case p.Ref.Type != "ref/prompt" && p.Ref.Type != "ref/resource":
-		return invalidParams(`invalid params: "ref.type" must be "ref/prompt" or "ref/resource"`)
+		return invalidParams(`Invalid params: "ref.type" must be "ref/prompt" or "ref/resource"`)
 	case p.Argument.Name == "":
-		return invalidParams(`invalid params: "argument.name" is required`)
+		return invalidParams(`Invalid params: "argument.name" is required`)
 	}
 	c, err := s.Complete(&p)
 	if err != nil {
-		return Fail(err)
+		return Failed(err)
 	}
 	if c.Values == nil {
 		c.Values = []string{}
@@ -241,7 +243,7 @@ func complete(s Server, params json.RawMessage) Reply {
 		}
 		c.Values, c.Total, c.HasMore = c.Values[:MaxCompletionValues], &total, true
 	}
-	return Result(&mcp.CompleteResult{Completion: *c})
+	return Answer(&mcp.CompleteResult{Completion: *c})
 }
 
 // MaxCompletionValues is the most values one completion may carry (spec).

@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -15,30 +16,28 @@ type Server interface {
 	SetLogLevel(level mcp.LoggingLevel)
 
 	Tools() []*mcp.Tool
-	CallTool(name string, args json.RawMessage) Reply
+	CallTool(name string, args json.RawMessage) Outcome
 
 	Prompts() []*mcp.Prompt
-	GetPrompt(name string, args map[string]string) Reply
+	GetPrompt(name string, args map[string]string) Outcome
 
 	// Resources are the static resources; ResourceSources produce more,
 	// each with its own cursor, listed after the static ones.
 	Resources() []*mcp.Resource
 	ResourceSources() []ResourceSource
 	Templates() []*mcp.ResourceTemplate
-	ReadResource(uri string) Reply
+	ReadResource(uri string) Outcome
 	// Subscribe (or unsubscribe) the caller to updates of uri.
 	Subscribe(uri string, on bool) error
 
 	Complete(p *mcp.CompleteParams) (*mcp.Completion, error)
 
-	// Skills are the entries of skills/list (skills extension). Skill
-	// returns the entry of the skill whose SKILL.md is at uri, and
-	// ReadDirectory the direct children of the directory resource at uri.
-	// They fail with -32601 on a server that declares no skills, and
-	// Skill and ReadDirectory with -32602 for a URI they do not serve.
+	// Skills are the entries of skills/list (skills extension). SkillAt
+	// returns the skill whose namespace (skill://<name>/) holds uri, or nil
+	// when there is none the caller may see: a hidden skill is unknown.
+	// Both fail with -32601 on a server that declares no skills.
 	Skills() ([]*mcp.Skill, error)
-	Skill(uri string) (*mcp.Skill, error)
-	ReadDirectory(uri string) ([]*mcp.Resource, error)
+	SkillAt(uri string) (*skills.Skill, error)
 
 	// Discover describes the server for server/discover (2026-07-28).
 	Discover() *mcp.DiscoverResult
@@ -48,16 +47,18 @@ type Server interface {
 // for the first page; next is "" after the last.
 type ResourceSource func(cursor string) (page []mcp.Resource, next string, err error)
 
-// Reply is what a method produced: a result to encode, an error, or
+// Outcome is what a method produced: a result to encode, an error, or
 // Pending when the answer will be sent later on the request's stream.
-type Reply struct {
+// (The root package's Result is what a user handler returns; an Outcome is
+// that result once shaped for the wire.)
+type Outcome struct {
 	Result  any
 	Err     error
 	Pending bool
 }
 
-// Result returns a Reply carrying v.
-func Result(v any) Reply { return Reply{Result: v} }
+// Answer returns an Outcome carrying the result v.
+func Answer(v any) Outcome { return Outcome{Result: v} }
 
-// Fail returns a Reply carrying err.
-func Fail(err error) Reply { return Reply{Err: err} }
+// Failed returns an Outcome carrying err, answered as a JSON-RPC error.
+func Failed(err error) Outcome { return Outcome{Err: err} }

@@ -6,44 +6,32 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
 func (s *fakeServer) Skills() ([]*mcp.Skill, error) { return s.skills, s.skillsErr }
 
-func (s *fakeServer) Skill(uri string) (*mcp.Skill, error) {
+func (s *fakeServer) SkillAt(uri string) (*skills.Skill, error) {
 	if s.skillsErr != nil {
 		return nil, s.skillsErr
 	}
-	for _, sk := range s.skills {
-		if sk.URI == uri {
-			return sk, nil
-		}
-	}
-	return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown skill: %s", uri)
+	return s.skillSet[skills.EntryURI(uri)], nil
 }
 
-func (s *fakeServer) ReadDirectory(uri string) ([]*mcp.Resource, error) {
-	if s.skillsErr != nil {
-		return nil, s.skillsErr
-	}
-	children, ok := s.dirs[uri]
-	if !ok {
-		return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Not a directory: %s", uri)
-	}
-	return children, nil
-}
-
-// skillServer serves n skills, each with two files, and a directory of n
-// children.
+// skillServer serves n skills, each with two files, and a skill "d"
+// whose root directory has n children.
 func skillServer(n, pageSize int) *fakeServer {
-	s := &fakeServer{pageSize: pageSize, dirs: map[string][]*mcp.Resource{"skill://d": {}}}
+	d := &skills.Skill{Entry: mcp.Skill{URI: "skill://d/SKILL.md"}, Dirs: map[string][]*mcp.Resource{"skill://d": {}}}
+	s := &fakeServer{pageSize: pageSize, skillSet: map[string]*skills.Skill{d.Entry.URI: d}}
 	for i := range n {
 		uri := fmt.Sprintf("skill://s%d/SKILL.md", i)
-		s.skills = append(s.skills, &mcp.Skill{URI: uri, Frontmatter: json.RawMessage(fmt.Sprintf(`{"name":"s%d"}`, i)),
-			Resources: []mcp.SkillResource{{URI: uri, Digest: "sha256:1", Size: 1}, {URI: fmt.Sprintf("skill://s%d/a.md", i), Digest: "sha256:2", Size: 2}}})
-		s.dirs["skill://d"] = append(s.dirs["skill://d"], &mcp.Resource{URI: fmt.Sprintf("skill://d/f%d", i), Name: fmt.Sprintf("f%d", i)})
+		entry := &mcp.Skill{URI: uri, Frontmatter: json.RawMessage(fmt.Sprintf(`{"name":"s%d"}`, i)),
+			Resources: []mcp.SkillResource{{URI: uri, Digest: "sha256:1", Size: 1}, {URI: fmt.Sprintf("skill://s%d/a.md", i), Digest: "sha256:2", Size: 2}}}
+		s.skills = append(s.skills, entry)
+		s.skillSet[uri] = &skills.Skill{Entry: *entry, Dirs: map[string][]*mcp.Resource{fmt.Sprintf("skill://s%d", i): {}}}
+		d.Dirs["skill://d"] = append(d.Dirs["skill://d"], &mcp.Resource{URI: fmt.Sprintf("skill://d/f%d", i), Name: fmt.Sprintf("f%d", i)})
 	}
 	return s
 }
@@ -60,7 +48,7 @@ func TestSkillMethodsAreModernOnly(t *testing.T) {
 }
 
 // modernCall runs method through the LookupModern table.
-func modernCall(t *testing.T, s Server, method, params string) Reply {
+func modernCall(t *testing.T, s Server, method, params string) Outcome {
 	t.Helper()
 	f, ok := LookupModern(method)
 	if !ok {
@@ -141,7 +129,13 @@ func TestGetSkill(t *testing.T) {
 	if got != want {
 		t.Errorf("result %s, want %s", got, want)
 	}
-	wantInvalidParams(t, modernCall(t, s, MethodSkillsGet, `{"uri":"skill://nope/SKILL.md"}`), "Unknown skill")
+	for _, uri := range []string{"skill://nope/SKILL.md", "skill://s1/a.md", "skill://s1", "https://x/SKILL.md"} {
+		r := modernCall(t, s, MethodSkillsGet, `{"uri":"`+uri+`"}`)
+		wantInvalidParams(t, r, "Unknown skill: "+uri)
+		if data := r.Err.(*jsonrpc.Error).Data; !reflect.DeepEqual(data, map[string]string{"uri": uri}) {
+			t.Errorf("%s: data %v", uri, data)
+		}
+	}
 }
 
 func TestReadDirectoryPages(t *testing.T) {
@@ -153,7 +147,9 @@ func TestReadDirectoryPages(t *testing.T) {
 	if got := resultJSON(t, modernCall(t, skillServer(0, 2), MethodResourcesDirectoryRead, `{"uri":"skill://d"}`)); got != `{"resources":[]}` {
 		t.Errorf("empty directory: %s", got)
 	}
-	wantInvalidParams(t, modernCall(t, skillServer(1, 1), MethodResourcesDirectoryRead, `{"uri":"skill://s0/SKILL.md"}`), "Not a directory")
+	for _, uri := range []string{"skill://s0/SKILL.md", "skill://nope", "skill://d/f0"} {
+		wantInvalidParams(t, modernCall(t, skillServer(1, 1), MethodResourcesDirectoryRead, `{"uri":"`+uri+`"}`), "Not a directory: "+uri)
+	}
 	wantInvalidParams(t, modernCall(t, skillServer(3, 2), MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":"!"}`), "cursor")
 }
 

@@ -176,26 +176,8 @@ func TestDiscoverAdvertisesTasksOnlyWithATaskTool(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func TestConnectDenyListsAndUndeclaredNames(t *testing.T) {
-	var logs syncBuffer
+	var logs lockedBuffer
 	r := specter.NewRouter("t", "1", specter.Logger(zerolog.New(&logs)))
 	for _, name := range []string{"list_projects", "delete_project", "admin_reset"} {
 		r.Tool(name, func(specter.Params, *specter.Request, *specter.Context) specter.Result {

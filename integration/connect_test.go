@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -163,37 +164,131 @@ func TestSessionBelongsToItsPrincipal(t *testing.T) {
 	}
 }
 
+// TestHostAndOriginGuard: the router's DNS-rebinding guard on a loopback
+// address, on by default, with the lists an operator adds, and turned
+// off. "SELF" stands for the server's own host:port.
 func TestHostAndOriginGuard(t *testing.T) {
-	e := newEnv(t, nil)
-	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
-	for _, tc := range []struct {
-		host, origin string
-		status       int
-	}{
+	defaults := []guardProbe{
 		{"evil.example.com", "", 403},
 		{"", "http://evil.example.com", 403},
 		{"", "null", 403},
 		{"localhost:1234", "", 200},
-		{"", "http://127.0.0.1:9999", 200},
-		{"", "http://localhost", 200},
 		{"[::1]:80", "", 200},
-	} {
-		req, _ := http.NewRequest(http.MethodPost, e.srv.URL+"/mcp", strings.NewReader(body))
+		{"", "http://SELF", 200},
+		{"localhost:SELFPORT", "http://127.0.0.1:SELFPORT", 200},
+		// Issue 9 item 5: another local page is another origin.
+		{"", "http://127.0.0.1:9999", 403},
+		{"", "http://localhost", 403},
+	}
+	tests := []struct {
+		name   string
+		opts   []specter.RouterOption
+		probes []guardProbe
+	}{
+		{"default", nil, append(defaults, guardProbe{"myapp.test", "", 403}, guardProbe{"", "https://app.example.com", 403})},
+		{"allowed host", []specter.RouterOption{specter.AllowedHosts("MyApp.test")}, append(defaults,
+			guardProbe{"myapp.test:8080", "", 200}, guardProbe{"myapp.test", "https://myapp.test", 200}, guardProbe{"other.test", "", 403})},
+		{"allowed origin", []specter.RouterOption{specter.AllowedOrigins("https://app.example.com", "http://localhost:6274")}, append(defaults,
+			guardProbe{"", "https://app.example.com", 200}, guardProbe{"", "http://localhost:6274", 200},
+			guardProbe{"", "http://app.example.com", 403}, guardProbe{"app.example.com", "", 403})},
+		{"no guard", []specter.RouterOption{specter.NoHostGuard()}, []guardProbe{
+			{"evil.example.com", "", 200}, {"", "http://evil.example.com", 200}, {"", "null", 200}, {"localhost", "", 200}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, fixture.New(append([]specter.RouterOption{quiet}, tt.opts...)...))
+			probeGuard(t, e.srv.URL, e.srv.Client(), tt.probes)
+		})
+	}
+}
+
+// TestHostGuardOnAPublicAddress: on a non-loopback address, a rebinding
+// page (Host and Origin both its own name) is refused by default, and
+// listed names are checked (issue 9 item 5).
+func TestHostGuardOnAPublicAddress(t *testing.T) {
+	ip := publicIP(t)
+	serve := func(opts ...specter.RouterOption) string {
+		r := fixture.New(append([]specter.RouterOption{quiet}, opts...)...)
+		ln, err := net.Listen("tcp", net.JoinHostPort(ip.String(), "0"))
+		if err != nil {
+			t.Skipf("cannot listen on %s: %v", ip, err)
+		}
+		srv := httptest.NewUnstartedServer(r.Handler())
+		srv.Listener.Close()
+		srv.Listener = ln
+		srv.Start()
+		t.Cleanup(func() {
+			srv.Close()
+			_ = r.Shutdown(context.Background())
+		})
+		return srv.URL
+	}
+	url := serve()
+	probeGuard(t, url, http.DefaultClient, []guardProbe{
+		{"", "", 200},
+		{"", "http://SELF", 200}, // an IP address names no rebinding page
+		{"evil.example.com", "", 200},
+		{"evil.example.com", "http://evil.example.com", 403},
+		{"evil.example.com:SELFPORT", "http://evil.example.com:SELFPORT", 403},
+		{"", "http://localhost:3000", 403},
+	})
+	url = serve(specter.AllowedHosts("mcp.example.com"), specter.AllowedOrigins("https://app.example.com"))
+	probeGuard(t, url, http.DefaultClient, []guardProbe{
+		{"", "", 200},
+		{"mcp.example.com", "", 200},
+		{"mcp.example.com", "https://mcp.example.com", 200},
+		{"mcp.example.com", "https://app.example.com", 200},
+		{"evil.example.com", "", 403},
+		{"evil.example.com", "http://evil.example.com", 403},
+		{"localhost", "", 403},
+	})
+}
+
+// publicIP returns a non-loopback address of this machine, or skips.
+func publicIP(t *testing.T) net.IP {
+	addrs, err := net.InterfaceAddrs()
+	if err != nil {
+		t.Skipf("no interface addresses: %v", err)
+	}
+	for _, a := range addrs {
+		if n, ok := a.(*net.IPNet); ok && !n.IP.IsLoopback() && n.IP.To4() != nil && !n.IP.IsLinkLocalUnicast() {
+			return n.IP
+		}
+	}
+	t.Skip("this machine has no non-loopback IPv4 address")
+	return nil
+}
+
+// guardProbe is one initialize POST with a Host and an Origin ("" keeps
+// the client's own Host, or sends no Origin) and the status it must get.
+type guardProbe struct {
+	host, origin string
+	status       int
+}
+
+func probeGuard(t *testing.T, base string, client *http.Client, probes []guardProbe) {
+	t.Helper()
+	self := strings.TrimPrefix(base, "http://")
+	_, port, _ := net.SplitHostPort(self)
+	expand := strings.NewReplacer("SELFPORT", port, "SELF", self).Replace
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
+	for _, tc := range probes {
+		req, _ := http.NewRequest(http.MethodPost, base+"/mcp", strings.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		if tc.host != "" {
-			req.Host = tc.host
+			req.Host = expand(tc.host)
 		}
 		if tc.origin != "" {
-			req.Header.Set("Origin", tc.origin)
+			req.Header.Set("Origin", expand(tc.origin))
 		}
-		hr, err := e.srv.Client().Do(req)
+		hr, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		hr.Body.Close()
 		if hr.StatusCode != tc.status {
-			t.Errorf("host %q origin %q: %d, want %d", tc.host, tc.origin, hr.StatusCode, tc.status)
+			t.Errorf("host %q origin %q: %d, want %d", req.Host, req.Header.Get("Origin"), hr.StatusCode, tc.status)
 		}
 	}
 }

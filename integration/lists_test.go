@@ -2,11 +2,13 @@ package integration
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"testing"
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 func TestListsPaginateWithOpaqueCursorsInDeclarationOrder(t *testing.T) {
@@ -75,8 +77,24 @@ func studies() *specter.Router {
 
 func TestResourceListWalksStaticResourcesThenListHandlers(t *testing.T) {
 	e := newEnv(t, studies())
-	c := e.session(nil, "2025-11-25")
 	seen := map[string]bool{}
+	for _, page := range resourcePages(t, e.session(nil, "2025-11-25")) {
+		for _, r := range page {
+			if seen[r.URI] {
+				t.Fatalf("%s listed twice", r.URI)
+			}
+			seen[r.URI] = true
+		}
+	}
+	if len(seen) != 26 || !seen["app://config"] || !seen["app://studies/24"] {
+		t.Fatalf("listed %d resources", len(seen))
+	}
+}
+
+// resourcePages walks resources/list from the start, at most 10 pages.
+func resourcePages(t *testing.T, c *mcptest.Client) [][]mcp.Resource {
+	t.Helper()
+	var pages [][]mcp.Resource
 	cursor := ""
 	for range 10 {
 		params := map[string]any{}
@@ -91,18 +109,52 @@ func TestResourceListWalksStaticResourcesThenListHandlers(t *testing.T) {
 		if err := resp.Decode(&res); err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range res.Resources {
-			if seen[r.URI] {
-				t.Fatalf("%s listed twice", r.URI)
-			}
-			seen[r.URI] = true
-		}
+		pages = append(pages, res.Resources)
 		if cursor = res.NextCursor; cursor == "" {
 			break
 		}
 	}
-	if len(seen) != 26 || !seen["app://config"] || !seen["app://studies/24"] {
-		t.Fatalf("listed %d resources", len(seen))
+	return pages
+}
+
+// TestResourceListFillsPagesAcrossListHandlers: with no fixed resources,
+// the first page holds the List handlers' items; pages fill up to the page
+// size across handlers, and resume inside a handler's page (issue 8).
+func TestResourceListFillsPagesAcrossListHandlers(t *testing.T) {
+	r := specter.NewRouter("t", "1", quiet, specter.PageSize(5))
+	for _, kind := range []string{"a", "b"} {
+		r.Resource("app://"+kind+"/:id", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+			return specter.Reply(kind + p.String("id"))
+		}, specter.Description("An item"),
+			specter.List(func(_ specter.Params, req *specter.Request, c *specter.Context) specter.Result {
+				// Three items a page, seven in all.
+				start, _ := strconv.Atoi(req.Cursor())
+				var page []mcp.Resource
+				for i := start; i < min(start+3, 7); i++ {
+					page = append(page, mcp.Resource{URI: fmt.Sprintf("app://%s/%d", kind, i), Name: fmt.Sprintf("%s%d", kind, i)})
+				}
+				if start+3 < 7 {
+					c.PutNextCursor(strconv.Itoa(start + 3))
+				}
+				return specter.Reply(page)
+			}))
+	}
+	e := newEnv(t, r)
+	var pages [][]string
+	for _, page := range resourcePages(t, e.session(nil, "2025-11-25")) {
+		var names []string
+		for _, r := range page {
+			names = append(names, r.Name)
+		}
+		pages = append(pages, names)
+	}
+	want := [][]string{
+		{"a0", "a1", "a2", "a3", "a4"},
+		{"a5", "a6", "b0", "b1", "b2"},
+		{"b3", "b4", "b5", "b6"},
+	}
+	if !reflect.DeepEqual(pages, want) {
+		t.Fatalf("pages %v, want %v", pages, want)
 	}
 }
 

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
 	"github.com/specter-mcp/specter/mcp"
@@ -183,5 +185,46 @@ func TestBufferOverflowIsReported(t *testing.T) {
 			t.Fatalf("%d messages kept of 100 in a 2 KiB buffer", count)
 		}
 		return
+	}
+}
+
+// wrappedMemory is an app's instrumented in-process backplane.
+type wrappedMemory struct{ *backplane.Memory }
+
+// sharedMemory declares itself shared, as a backplane of many nodes does.
+type sharedMemory struct{ *backplane.Memory }
+
+func (sharedMemory) Sharing() backplane.Sharing { return backplane.Shared }
+
+// TestShutdownFollowsTheBackplanesSharing: the router asks the backplane
+// whether its state is in-process (sessions end with the router) or
+// shared (other nodes go on serving them), rather than guessing from its
+// type (issue 8).
+func TestShutdownFollowsTheBackplanesSharing(t *testing.T) {
+	tests := []struct {
+		name string
+		bp   backplane.Backplane
+		want []string
+	}{
+		{"memory", backplane.NewMemory(), []string{specter.EndShutdown}},
+		{"wrapped memory", wrappedMemory{backplane.NewMemory()}, []string{specter.EndShutdown}},
+		{"shared", sharedMemory{backplane.NewMemory()}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var ended endLog
+			r := fixture.New(quiet, specter.Backplane(tt.bp), specter.OnTerminate(ended.record))
+			e := newEnv(t, r)
+			e.session(nil, "2025-11-25")
+			if err := r.Shutdown(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			ended.mu.Lock()
+			got := ended.reasons
+			ended.mu.Unlock()
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("sessions ended with %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -192,7 +192,5 @@ func tooMany(w http.ResponseWriter, wait float64) {
 	// again; capped at a day so absurd rates cannot overflow.
 	secs := strconv.Itoa(int(min(max(math.Ceil(wait), 1), 86400)))
 	w.Header().Set("Retry-After", secs)
-	// -32000 lies in JSON-RPC's range for server-defined errors: the
-	// request itself is fine, the server declines it for now.
-	jsonrpc.WriteError(w, http.StatusTooManyRequests, nil, jsonrpc.Errorf(-32000, "Too Many Requests: rate limit exceeded, retry after %s s", secs))
+	refusal.Write(w, nil, refusal.TooManyRequests(secs))
 }

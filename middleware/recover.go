@@ -6,7 +6,7 @@ import (
 	"runtime/debug"
 
 	"github.com/rs/zerolog"
-	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/internal/refusal"
 )
 
 // RecoverConfig configures Recover.
@@ -47,7 +47,7 @@ func RecoverWithConfig(cfg RecoverConfig) func(http.Handler) http.Handler {
 				cfg.Logger.Error().Str("panic", fmt.Sprint(v)).Bytes("stack", debug.Stack()).
 					Str("http", r.Method+" "+r.URL.Path).Msg("recovered from panic")
 				if !sw.wrote {
-					jsonrpc.WriteError(w, http.StatusInternalServerError, nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error"))
+					refusal.Write(w, nil, refusal.Internal)
 				}
 			}()
 			next.ServeHTTP(sw, r)

@@ -7,10 +7,11 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/internal/msglog"
 )
 
 // Message is one MCP message as the request log reports it. The router
-// records one per JSON-RPC message with Note.
+// records one per JSON-RPC message.
 type Message struct {
 	Method    string        // JSON-RPC method ("tools/call"); "response" for a client's answer
 	Name      string        // tool or prompt name, or resource URI
@@ -57,12 +58,10 @@ func RequestLogWithConfig(cfg RequestLogConfig) func(http.Handler) http.Handler 
 			rec.status = func() int { return sw.status }
 			// Deferred, so a request whose handler panics is still logged.
 			defer func() { rec.finish(time.Since(start)) }()
-			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recorderKey{}, rec)))
+			next.ServeHTTP(sw, r.WithContext(msglog.WithSink(r.Context(), rec)))
 		})
 	}
 }
-
-type recorderKey struct{}
 
 // recorder collects the messages of one HTTP request. Messages noted
 // after the request ended (work that outlived its connection) are logged
@@ -77,12 +76,13 @@ type recorder struct {
 }
 
 // Note records an MCP message for the request log, if RequestLog is in
-// the chain; otherwise it does nothing.
-func Note(ctx context.Context, m Message) {
-	rec, ok := ctx.Value(recorderKey{}).(*recorder)
-	if !ok {
-		return
-	}
+// the chain; otherwise it does nothing. The router notes its messages
+// itself.
+func Note(ctx context.Context, m Message) { msglog.Note(ctx, msglog.Message(m)) }
+
+// Note implements msglog.Sink.
+func (rec *recorder) Note(nm msglog.Message) {
+	m := Message(nm)
 	rec.mu.Lock()
 	if !rec.done {
 		rec.msgs = append(rec.msgs, m)

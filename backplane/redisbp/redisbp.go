@@ -149,6 +149,10 @@ func NewFromClient(c redis.UniversalClient, opts ...Option) *Backplane {
 	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{}}
 }
 
+// Sharing implements backplane.Backplane: every node on the same Redis
+// and prefix shares the state.
+func (b *Backplane) Sharing() backplane.Sharing { return backplane.Shared }
+
 // Close implements backplane.Backplane: it stops the subscriptions made
 // with Subscribe and closes the client if New created it.
 func (b *Backplane) Close() error {

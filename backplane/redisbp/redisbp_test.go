@@ -37,6 +37,13 @@ func newNode(t testing.TB, url string, opts ...Option) *Backplane {
 
 // TestContract runs the contract on two nodes sharing one Redis, emptied
 // before every subtest.
+func TestSharing(t *testing.T) {
+	// Nodes on one Redis share sessions; no server is needed to say so.
+	if got := NewFromClient(nil).Sharing(); got != backplane.Shared {
+		t.Errorf("Sharing() = %v, want shared", got)
+	}
+}
+
 func TestContract(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)

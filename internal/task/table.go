@@ -1,0 +1,49 @@
+package task
+
+import (
+	"maps"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Table holds tasks until their TTL runs out; then it drops and stops
+// them. The zero Table is empty and ready to use.
+type Table struct {
+	mu sync.Mutex
+	m  map[string]*Task
+}
+
+// Add holds t for its TTL.
+func (tt *Table) Add(t *Task) {
+	tt.mu.Lock()
+	if tt.m == nil {
+		tt.m = map[string]*Task{}
+	}
+	tt.m[t.ID] = t
+	tt.mu.Unlock()
+	time.AfterFunc(t.ttl, func() {
+		tt.mu.Lock()
+		delete(tt.m, t.ID)
+		tt.mu.Unlock()
+		t.Stop()
+	})
+}
+
+// Get returns the task id of principal, or nil: another principal's task
+// is as unknown as one that never was.
+func (tt *Table) Get(id, principal string) *Task {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if t := tt.m[id]; t != nil && t.Principal == principal {
+		return t
+	}
+	return nil
+}
+
+// All returns every task held, in no order.
+func (tt *Table) All() []*Task {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	return slices.Collect(maps.Values(tt.m))
+}
