@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -123,7 +124,7 @@ func (x *exchange) openState() *jsonrpc.Error {
 	call := x.c.req.modern
 	call.answers = map[string]json.RawMessage{}
 	if call.requestState != "" {
-		st, err := x.r.sealer.open(call.requestState, x.c.scope.principal, x.c.req.Method, x.c.req.Name)
+		st, err := x.r.sealer.Open(call.requestState, x.c.scope.principal, x.c.req.Method, x.c.req.Name)
 		if err != nil {
 			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", err.Error())
 		}
@@ -146,8 +147,8 @@ func (x *exchange) inputRequired(d *declaration) handlers.Reply {
 	if len(call.pending) == 0 {
 		return handlers.Fail(x.internal(fmt.Errorf("%s %q returned ErrInputRequired without asking for input", d.kind, d.name)))
 	}
-	st := &requestState{Principal: x.c.scope.principal, Method: x.c.req.Method, Name: x.c.req.Name, Answers: call.answers}
-	token, err := x.r.sealer.seal(st)
+	st := &seal.State{Principal: x.c.scope.principal, Method: x.c.req.Method, Name: x.c.req.Name, Answers: call.answers}
+	token, err := x.r.sealer.Seal(st)
 	if err != nil {
 		return handlers.Fail(x.internal(err))
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
 )
@@ -32,7 +33,7 @@ type Router struct {
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
-	sealer   *sealer
+	sealer   *seal.Sealer
 	listen   listeners // 2026-07-28 subscriptions/listen streams
 	tasks    taskTable // tasks extension
 
@@ -201,7 +202,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			o.applyRouter(r)
 		}
 	}
-	s, err := newSealer(r.cfg.stateKey, r.cfg.stateTTL)
+	s, err := seal.New(r.cfg.stateKey, r.cfg.stateTTL)
 	if err != nil {
 		panic(err) // the system's random source failed
 	}
