@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/principal"
@@ -60,7 +61,7 @@ type declaration struct {
 
 	fields  []params.Field
 	schema  *params.Schema
-	pattern *uriPattern
+	pattern *uripattern.Pattern
 	// call validates the raw arguments and runs the user's handler.
 	call func(args json.RawMessage, req *Request, c *Context) Result
 
@@ -194,7 +195,7 @@ func (d *declaration) compilePrompt() error {
 }
 
 func (d *declaration) compileResource() error {
-	pat, err := compilePattern(d.name)
+	pat, err := uripattern.Compile(d.name)
 	if err != nil {
 		return err
 	}
@@ -206,20 +207,20 @@ func (d *declaration) compileResource() error {
 	if name == "" {
 		name = d.name
 	}
-	if !pat.isTemplate() {
+	if !pat.IsTemplate() {
 		if d.list != nil {
 			return fmt.Errorf("List applies to resource templates, not to a fixed URI")
 		}
-		d.resource = &mcp.Resource{URI: pat.template, Name: name, Title: d.title, Description: d.description,
+		d.resource = &mcp.Resource{URI: pat.Template(), Name: name, Title: d.title, Description: d.description,
 			MIMEType: d.mimeType, Icons: d.icons, Meta: d.meta}
 		return nil
 	}
 	for arg := range d.completers {
-		if !slices.Contains(pat.vars, arg) {
+		if !slices.Contains(pat.Vars(), arg) {
 			return fmt.Errorf("Complete(%q): the template has no such variable", arg)
 		}
 	}
-	d.template = &mcp.ResourceTemplate{URITemplate: pat.template, Name: name, Title: d.title,
+	d.template = &mcp.ResourceTemplate{URITemplate: pat.Template(), Name: name, Title: d.title,
 		Description: d.description, MIMEType: d.mimeType, Icons: d.icons, Meta: d.meta}
 	return nil
 }
@@ -265,7 +266,7 @@ func (c *catalog) resourceFor(uri string) (*declaration, map[string]any) {
 		return d, nil
 	}
 	for _, d := range c.templates {
-		if vals, ok := d.pattern.match(uri); ok {
+		if vals, ok := d.pattern.Match(uri); ok {
 			return d, vals
 		}
 	}
@@ -287,8 +288,8 @@ func (c *catalog) declares(k kind, name string) bool {
 	if d, _ := c.resourceFor(name); d != nil {
 		return true
 	}
-	p, err := compilePattern(name)
-	return err == nil && c.byURI[p.template] != nil
+	p, err := uripattern.Compile(name)
+	return err == nil && c.byURI[p.Template()] != nil
 }
 
 // maxWarned bounds the names warnUndeclared remembers.
@@ -327,7 +328,7 @@ func (r *Router) add(d *declaration) error {
 		c.prompts = append(c.prompts, d)
 		c.byPrompt[d.name] = d
 	case kindResource:
-		key := d.pattern.template
+		key := d.pattern.Template()
 		if _, dup := c.byURI[key]; dup {
 			if d.skill != nil {
 				return fmt.Errorf("a skill with this name, or a resource at %s, is already declared", key)
@@ -415,7 +416,7 @@ func (r *Router) Resource(pattern string, h Handler, opts ...Option) {
 	}
 	r.declare(kindResource, pattern, nil, nil, func(d *declaration) func(json.RawMessage, *Request, *Context) Result {
 		return func(_ json.RawMessage, req *Request, c *Context) Result {
-			vals, _ := d.pattern.match(req.Name)
+			vals, _ := d.pattern.Match(req.Name)
 			return h(Params(vals), req, c)
 		}
 	}, opts)
@@ -482,13 +483,13 @@ func (r *Router) remove(k kind, name string) bool {
 		}
 	case kindResource:
 		if d = c.byURI[name]; d == nil {
-			if p, err := compilePattern(name); err == nil {
-				d = c.byURI[p.template]
+			if p, err := uripattern.Compile(name); err == nil {
+				d = c.byURI[p.Template()]
 			}
 		}
 		if d != nil {
 			delete(c.byURI, d.name)
-			delete(c.byURI, d.pattern.template)
+			delete(c.byURI, d.pattern.Template())
 			c.resources = slices.DeleteFunc(c.resources, func(x *declaration) bool { return x == d })
 			c.templates = slices.DeleteFunc(c.templates, func(x *declaration) bool { return x == d })
 			c.skills = slices.DeleteFunc(c.skills, func(x *declaration) bool { return x == d })
@@ -509,12 +510,16 @@ func (r *Router) ResourceURI(pattern string, values map[string]any) (string, err
 	c := r.catalog.Load()
 	d := c.byURI[pattern]
 	if d == nil {
-		if p, err := compilePattern(pattern); err == nil {
-			d = c.byURI[p.template]
+		if p, err := uripattern.Compile(pattern); err == nil {
+			d = c.byURI[p.Template()]
 		}
 	}
 	if d == nil {
 		return "", fmt.Errorf("specter: no resource is declared as %q", pattern)
 	}
-	return d.pattern.expand(values)
+	u, err := d.pattern.Expand(values)
+	if err != nil {
+		return "", fmt.Errorf("specter: %w", err)
+	}
+	return u, nil
 }

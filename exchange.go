@@ -475,5 +475,5 @@ func (s *scope) allowsPrompt(name string) bool { return s.prompts.permits(name) 
 // allowsResource: a resource is named by its URI, or by its declaration
 // (pattern as written or as RFC 6570 template).
 func (s *scope) allowsResource(d *declaration, uri string) bool {
-	return s.resources.permits(d.name, d.pattern.template, uri)
+	return s.resources.permits(d.name, d.pattern.Template(), uri)
 }

@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -128,7 +129,7 @@ func compileSkill(fsys fs.FS, opts []Option) (name string, d *declaration, err e
 	if err := d.skillOptions(opts); err != nil {
 		return name, nil, err
 	}
-	if d.pattern, err = compilePattern(d.name); err != nil {
+	if d.pattern, err = uripattern.Compile(d.name); err != nil {
 		return name, nil, err
 	}
 	d.resource = &mcp.Resource{URI: d.name, Name: name, Title: d.title, Description: d.description,
