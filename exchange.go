@@ -11,6 +11,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
@@ -221,11 +222,11 @@ func (x *exchange) finish(d *declaration, res Result) handlers.Reply {
 	)
 	switch d.kind {
 	case kindTool:
-		v, err = toolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
+		v, err = shape.Tool(res.value, mcp.HasStructuredContent(x.c.req.Version))
 	case kindPrompt:
-		v, err = promptResult(res.value, d.description)
+		v, err = shape.Prompt(res.value, d.description)
 	default:
-		v, err = resourceResult(res.value, x.c.req.Name, d.mimeType)
+		v, err = shape.Resource(res.value, x.c.req.Name, d.mimeType)
 	}
 	if err != nil {
 		return handlers.Fail(x.internal(err))
@@ -256,11 +257,11 @@ func (x *exchange) failure(d *declaration, err error) handlers.Reply {
 		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
 	case d.kind == kindTool && errors.Is(err, ErrInputTimeout):
 		// The model can decide to ask again, or to go on without.
-		return handlers.Result(toolErrorResult(err.Error()))
+		return handlers.Result(shape.ToolError(err.Error()))
 	case d.kind == kindTool && errors.As(err, &te):
-		return handlers.Result(toolErrorResult(te.Message))
+		return handlers.Result(shape.ToolError(te.Message))
 	case d.kind == kindTool && errors.As(err, &ve):
-		return handlers.Result(toolErrorResult(ve.Error()))
+		return handlers.Result(shape.ToolError(ve.Error()))
 	case errors.As(err, &ve):
 		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
 	}
