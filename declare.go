@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -56,8 +57,8 @@ type declaration struct {
 	tasks        TaskSupport
 	scopes       []string
 	policy       func(*principal.Principal) bool
-	headers      []headerParam // params mirrored into Mcp-Param-* headers
-	skill        *skill        // a skill, declared as its SKILL.md resource
+	headers      []modern.ParamHeader // params mirrored into Mcp-Param-* headers
+	skill        *skill               // a skill, declared as its SKILL.md resource
 
 	fields  []params.Field
 	schema  *params.Schema
@@ -151,16 +152,13 @@ func (d *declaration) compile(schema *params.Schema) error {
 	return d.compileResource()
 }
 
-// headerParam is a tool param mirrored into a header (x-mcp-header).
-type headerParam struct{ param, header string }
-
 func (d *declaration) compileTool() error {
 	if !toolName.MatchString(d.name) {
 		return fmt.Errorf("tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
 	}
 	for _, f := range d.schema.Fields() {
 		if f.Header != "" {
-			d.headers = append(d.headers, headerParam{param: f.Name, header: f.Header})
+			d.headers = append(d.headers, modern.ParamHeader{Param: f.Name, Header: f.Header})
 		}
 	}
 	if d.outputSchema != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -110,7 +111,7 @@ func (x *exchange) respond(reply handlers.Reply, registered bool) {
 		code = jsonrpc.CodeRequestCancelled
 	case x.modern():
 		if code != 0 {
-			x.ob.status = modernStatus(code)
+			x.ob.status = modern.Status(code)
 		}
 		x.ob.send(data, true)
 		x.cancel()
@@ -293,7 +294,7 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 		}
 		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
 	}
-	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
+	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {

@@ -17,6 +17,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/bearer"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
@@ -73,7 +74,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		jsonrpc.WriteError(w, http.StatusBadRequest, nil, err.(*jsonrpc.Error))
 		return
 	}
-	if isModern(req.Header, msgs) {
+	if modern.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
 		r.serveModern(w, req, msgs, batch)
 		return
 	}
