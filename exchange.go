@@ -39,7 +39,7 @@ var _ handlers.Server = (*exchange)(nil)
 
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
-func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message, call *modernCall) {
+func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message, call *modern.Call) {
 	req := newRequest(m, sess, call)
 	var (
 		ctx    context.Context

@@ -3,7 +3,7 @@ package specter
 import (
 	"encoding/json"
 	"net/http"
-	"sync"
+	"time"
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/modern"
@@ -17,19 +17,6 @@ const (
 	HeaderName        = modern.HeaderName
 	HeaderParamPrefix = modern.HeaderParamPrefix
 )
-
-// modernCall is the per-request state of a 2026-07-28 request: its
-// metadata and the inputs of a multi round-trip request.
-type modernCall struct {
-	mu           sync.Mutex // handlers may ask for input from several goroutines
-	meta         mcp.RequestMeta
-	requestState string
-	responses    map[string]json.RawMessage // this round's inputResponses
-	answers      map[string]json.RawMessage // every answer so far, once opened
-	pending      map[string]mcp.InputRequest
-	counters     map[string]int
-	inputAllowed bool
-}
 
 // modernParams is the part of a request's params the transport reads.
 type modernParams struct {
@@ -78,7 +65,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jerr)
 		return
 	}
-	call := &modernCall{meta: *meta}
+	call := &modern.Call{Meta: *meta}
 	c, ok := r.runConnect(w, req, m.ID)
 	if !ok {
 		return
@@ -101,8 +88,8 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		jsonrpc.WriteError(w, http.StatusNotFound, m.ID, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method))
 		return
 	}
-	call.requestState, call.responses = p.RequestState, p.InputResponses
-	call.inputAllowed = m.Method == handlers.MethodToolsCall || m.Method == handlers.MethodPromptsGet || m.Method == handlers.MethodResourcesRead
+	call.RequestState, call.Responses = p.RequestState, p.InputResponses
+	call.InputAllowed = m.Method == handlers.MethodToolsCall || m.Method == handlers.MethodPromptsGet || m.Method == handlers.MethodResourcesRead
 
 	ob := newOutbox(r, nil, "", false)
 	ob.pending = 1
@@ -134,4 +121,27 @@ func (r *Router) checkParamHeaders(h http.Header, sc *scope, tool string, args j
 		return nil
 	}
 	return modern.CheckParams(h, d.headers, args)
+}
+
+// decorate adds what the 2026-07-28 revision puts on results, with the
+// caching hint of the router or of the resource read.
+func (x *exchange) decorate(result any) {
+	base := modern.Decorate(result, x.r.info, x.c.req.Method)
+	if base == nil {
+		return
+	}
+	hint := x.r.cfg.cache
+	if m := x.c.req.Method; m == handlers.MethodResourcesRead || m == handlers.MethodSkillsGet {
+		if d, _ := x.cat.resourceFor(x.c.req.Name); d != nil && d.cache != nil {
+			hint = *d.cache
+		}
+	}
+	// What this caller sees depends on who it is.
+	modern.Cache(base, hint.ttl, hint.scope, x.c.scope.filtered() || x.c.scope.principal != "" || x.hid)
+}
+
+// cacheHint is how long and by whom a result may be cached.
+type cacheHint struct {
+	ttl   time.Duration
+	scope string
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -264,7 +265,7 @@ func isTaskMethod(method string) bool {
 }
 
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel.
-func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modernCall, p *modernParams) {
+func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modernParams) {
 	reply := func(v any) {
 		x := &exchange{r: r, c: &Context{scope: c.scope, req: &Request{Method: m.Method, modern: call}}}
 		x.decorate(v)
@@ -272,7 +273,7 @@ func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.M
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
 	}
-	if _, ok := call.meta.ClientCapabilities.Extensions[TasksExtension]; !ok {
+	if _, ok := call.Meta.ClientCapabilities.Extensions[TasksExtension]; !ok {
 		jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, missingTasks())
 		return
 	}
