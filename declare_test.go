@@ -117,12 +117,12 @@ func TestDeclarationsChangeSafelyWhileRead(t *testing.T) {
 			defer wg.Done()
 			for range 200 {
 				c := r.catalog.Load()
-				_ = len(c.tools) + len(c.byTool)
+				_ = len(c.Tools) + len(c.ByTool)
 			}
 		}()
 	}
 	wg.Wait()
-	if got := len(r.catalog.Load().tools); got != 200 {
+	if got := len(r.catalog.Load().Tools); got != 200 {
 		t.Fatalf("%d tools, want 200", got)
 	}
 	if !r.RemoveTool("ax_0a") || r.RemoveTool("ax_0a") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -24,7 +25,7 @@ import (
 // request arrived, filtered by what connect allowed.
 type exchange struct {
 	r      *Router
-	cat    *catalog
+	cat    *catalog.Catalog[*declaration]
 	c      *Context
 	sess   *session // nil on the 2026-07-28 wire
 	ob     *outbox
@@ -285,10 +286,10 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := x.r.capabilities()
 	// Declaring an extension commits the server to its methods: a server
 	// with no task tool or no skill has nothing to serve through them.
-	if slices.ContainsFunc(x.cat.tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
+	if slices.ContainsFunc(x.cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
 		caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
 	}
-	if len(x.cat.skills) > 0 {
+	if len(x.cat.Skills) > 0 {
 		if caps.Extensions == nil {
 			caps.Extensions = map[string]json.RawMessage{}
 		}
@@ -298,8 +299,8 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
-	out := make([]*mcp.Tool, 0, len(x.cat.tools))
-	for _, d := range x.cat.tools {
+	out := make([]*mcp.Tool, 0, len(x.cat.Tools))
+	for _, d := range x.cat.Tools {
 		if x.c.scope.allowsTool(d.name) && x.visible(d) {
 			out = append(out, d.tool)
 		}
@@ -308,7 +309,7 @@ func (x *exchange) Tools() []*mcp.Tool {
 }
 
 func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Reply {
-	d := x.cat.byTool[name]
+	d := x.cat.ByTool[name]
 	if d == nil || !x.c.scope.allowsTool(name) {
 		return handlers.Fail(unknownTool(name))
 	}
@@ -326,8 +327,8 @@ func unknownTool(name string) *jsonrpc.Error {
 }
 
 func (x *exchange) Prompts() []*mcp.Prompt {
-	out := make([]*mcp.Prompt, 0, len(x.cat.prompts))
-	for _, d := range x.cat.prompts {
+	out := make([]*mcp.Prompt, 0, len(x.cat.Prompts))
+	for _, d := range x.cat.Prompts {
 		if x.c.scope.allowsPrompt(d.name) && x.visible(d) {
 			out = append(out, d.prompt)
 		}
@@ -336,7 +337,7 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 }
 
 func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Reply {
-	d := x.cat.byPrompt[name]
+	d := x.cat.ByPrompt[name]
 	if d == nil || !x.c.scope.allowsPrompt(name) {
 		return handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
 	}
@@ -351,8 +352,8 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Reply
 }
 
 func (x *exchange) Resources() []*mcp.Resource {
-	out := make([]*mcp.Resource, 0, len(x.cat.resources))
-	for _, d := range x.cat.resources {
+	out := make([]*mcp.Resource, 0, len(x.cat.Resources))
+	for _, d := range x.cat.Resources {
 		if x.c.scope.allowsResource(d, d.resource.URI) && x.visible(d) {
 			out = append(out, d.resource)
 		}
@@ -362,7 +363,7 @@ func (x *exchange) Resources() []*mcp.Resource {
 
 func (x *exchange) ResourceSources() []handlers.ResourceSource {
 	var out []handlers.ResourceSource
-	for _, d := range x.cat.templates {
+	for _, d := range x.cat.Templates {
 		if d.list == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 			continue
 		}
@@ -399,8 +400,8 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 }
 
 func (x *exchange) Templates() []*mcp.ResourceTemplate {
-	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.templates))
-	for _, d := range x.cat.templates {
+	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.Templates))
+	for _, d := range x.cat.Templates {
 		if x.c.scope.allowsResource(d, "") && x.visible(d) {
 			out = append(out, d.template)
 		}
@@ -409,7 +410,7 @@ func (x *exchange) Templates() []*mcp.ResourceTemplate {
 }
 
 func (x *exchange) ReadResource(uri string) handlers.Reply {
-	d, _ := x.cat.resourceFor(uri)
+	d, _ := x.cat.ResourceFor(uri)
 	if d == nil || !x.c.scope.allowsResource(d, uri) {
 		return handlers.Fail(ResourceNotFound(uri))
 	}
@@ -421,7 +422,7 @@ func (x *exchange) ReadResource(uri string) handlers.Reply {
 
 func (x *exchange) Subscribe(uri string, on bool) error {
 	if on {
-		if d, _ := x.cat.resourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) || !x.visible(d) {
+		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)
 		}
 	}
@@ -435,11 +436,11 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	var d *declaration
 	switch p.Ref.Type {
 	case "ref/prompt":
-		if d = x.cat.byPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) || !x.visible(d) {
+		if d = x.cat.ByPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", p.Ref.Name)
 		}
 	default:
-		if d = x.cat.byURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
+		if d = x.cat.ByURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown resource template: %s", p.Ref.URI)
 		}
 	}

@@ -116,7 +116,7 @@ func nameOf(method string, p *modernParams) (string, bool) {
 // params are mirrored into headers (x-mcp-header): each present value
 // must be sent, and match.
 func (r *Router) checkParamHeaders(h http.Header, sc *scope, tool string, args json.RawMessage) *jsonrpc.Error {
-	d := r.catalog.Load().byTool[tool]
+	d := r.catalog.Load().ByTool[tool]
 	if d == nil || len(d.headers) == 0 || !sc.allowsTool(tool) {
 		return nil
 	}
@@ -132,7 +132,7 @@ func (x *exchange) decorate(result any) {
 	}
 	hint := x.r.cfg.cache
 	if m := x.c.req.Method; m == handlers.MethodResourcesRead || m == handlers.MethodSkillsGet {
-		if d, _ := x.cat.resourceFor(x.c.req.Name); d != nil && d.cache != nil {
+		if d, _ := x.cat.ResourceFor(x.c.req.Name); d != nil && d.cache != nil {
 			hint = *d.cache
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
@@ -28,7 +29,7 @@ type Router struct {
 	log          zerolog.Logger
 
 	mu       sync.Mutex // serializes declaration changes
-	catalog  atomic.Pointer[catalog]
+	catalog  atomic.Pointer[catalog.Catalog[*declaration]]
 	sessions sessionTable
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
@@ -196,7 +197,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 		sessions: sessionTable{m: map[string]*session{}},
 	}
-	r.catalog.Store(&catalog{byTool: map[string]*declaration{}, byPrompt: map[string]*declaration{}, byURI: map[string]*declaration{}})
+	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
 		if o != nil {
 			o.applyRouter(r)

@@ -19,6 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -359,13 +360,13 @@ func yamlValue(n *yaml.Node, budget *int) (any, error) {
 
 // skillFor returns the declaration of the skill whose namespace holds a
 // skill:// URI, or nil.
-func (c *catalog) skillFor(uri string) *declaration {
+func skillFor(c *catalog.Catalog[*declaration], uri string) *declaration {
 	rest, ok := strings.CutPrefix(uri, "skill://")
 	if !ok {
 		return nil
 	}
 	name, _, _ := strings.Cut(rest, "/")
-	if d := c.byURI["skill://"+name+"/SKILL.md"]; d != nil && d.skill != nil {
+	if d := c.ByURI["skill://"+name+"/SKILL.md"]; d != nil && d.skill != nil {
 		return d
 	}
 	return nil
@@ -375,11 +376,11 @@ func (c *catalog) skillFor(uri string) *declaration {
 // extension, which exist only while at least one skill is declared.
 
 func (x *exchange) Skills() ([]*mcp.Skill, error) {
-	if len(x.cat.skills) == 0 {
+	if len(x.cat.Skills) == 0 {
 		return nil, x.noSkills()
 	}
-	out := make([]*mcp.Skill, 0, len(x.cat.skills))
-	for _, d := range x.cat.skills {
+	out := make([]*mcp.Skill, 0, len(x.cat.Skills))
+	for _, d := range x.cat.Skills {
 		if x.c.scope.allowsResource(d, "") && x.visible(d) {
 			out = append(out, &d.skill.entry)
 		}
@@ -412,10 +413,10 @@ func (x *exchange) ReadDirectory(uri string) ([]*mcp.Resource, error) {
 // visibleSkill returns the skill whose namespace holds uri, or nil when
 // there is none or the caller may not see it: a hidden skill is unknown.
 func (x *exchange) visibleSkill(uri string) (*skill, error) {
-	if len(x.cat.skills) == 0 {
+	if len(x.cat.Skills) == 0 {
 		return nil, x.noSkills()
 	}
-	d := x.cat.skillFor(uri)
+	d := skillFor(x.cat, uri)
 	if d == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 		return nil, nil
 	}
