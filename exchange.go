@@ -61,7 +61,7 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 	if sess == nil {
 		lookup = handlers.LookupModern
 		x.cancel = cancel
-		if err := x.openState(); err != nil {
+		if err := call.Open(r.sealer, x.binding()); err != nil {
 			x.respond(handlers.Fail(err), false)
 			return
 		}

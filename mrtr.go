@@ -6,7 +6,7 @@ import (
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/modern"
-	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/internal/seal"
 )
 
 // ErrInputRequired is returned by Elicit, Sample and ListRoots on the
@@ -70,15 +70,14 @@ func inputKey(opts []InputOption) string {
 	return o.key
 }
 
-// openState gathers the answers a retried request carries (-32602 for a
-// requestState that does not open).
-func (x *exchange) openState() *jsonrpc.Error {
-	return x.c.req.modern.Open(x.r.sealer, x.c.scope.principal, x.c.req.Method, x.c.req.Name)
+// binding is what a requestState of this request belongs to.
+func (x *exchange) binding() seal.Binding {
+	return seal.Bind(x.c.scope.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
 }
 
 // inputRequired is the input_required result of a run that asked.
 func (x *exchange) inputRequired(d *declaration) handlers.Reply {
-	res, err := x.c.req.modern.InputRequired(x.r.sealer, x.c.scope.principal, x.c.req.Method, x.c.req.Name)
+	res, err := x.c.req.modern.InputRequired(x.r.sealer, x.binding())
 	if err != nil {
 		return handlers.Fail(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
 	}

@@ -80,13 +80,14 @@ func (c *Call) Input(key, method string, params, result any, valid func() bool) 
 }
 
 // Open gathers the answers before the handler runs: those sealed in
-// RequestState, which must open with s for this caller and request, then
-// this round's non-null responses, which win. A state that does not open
-// is refused with -32602.
-func (c *Call) Open(s *seal.Sealer, principal, method, name string) *jsonrpc.Error {
+// RequestState, which must open with s for binding b (this caller,
+// request and arguments), then this round's non-null responses, which
+// win. A state that does not open is refused with -32602. Answers sent
+// without a state are taken as they are: a client may answer up front.
+func (c *Call) Open(s *seal.Sealer, b seal.Binding) *jsonrpc.Error {
 	c.answers = map[string]json.RawMessage{}
 	if c.RequestState != "" {
-		st, err := s.Open(c.RequestState, principal, method, name)
+		st, err := s.Open(c.RequestState, b)
 		if err != nil {
 			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", err.Error())
 		}
@@ -104,15 +105,15 @@ func (c *Call) Open(s *seal.Sealer, principal, method, name string) *jsonrpc.Err
 
 // InputRequired is the input_required result of a run that asked: the
 // questions it asked, and the answers so far sealed with s in
-// requestState for the client to send back. It fails with ErrNothingAsked
-// when the run asked nothing.
-func (c *Call) InputRequired(s *seal.Sealer, principal, method, name string) (*mcp.InputRequiredResult, error) {
+// requestState, bound to b, for the client to send back. It fails with
+// ErrNothingAsked when the run asked nothing.
+func (c *Call) InputRequired(s *seal.Sealer, b seal.Binding) (*mcp.InputRequiredResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.pending) == 0 {
 		return nil, ErrNothingAsked
 	}
-	token, err := s.Seal(&seal.State{Principal: principal, Method: method, Name: name, Answers: c.answers})
+	token, err := s.Seal(&seal.State{Binding: b, Answers: c.answers})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@
 package seal
 
 import (
+	"bytes"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
@@ -16,13 +17,56 @@ import (
 	"time"
 )
 
+// Binding is what a state belongs to: the caller, the request and the
+// request's arguments. A state opens only for the binding it was sealed
+// with.
+type Binding struct {
+	Principal string `json:"p,omitempty"`
+	Method    string `json:"m"`
+	Name      string `json:"n"`
+	Args      string `json:"g,omitempty"` // a digest of the arguments; see Bind
+}
+
+// Bind returns the binding of a request. The arguments are bound by a
+// SHA-256 digest of their canonical JSON (object keys sorted, numbers as
+// written), so that answers given to "deploy to staging?" cannot complete
+// "deploy to production", while a client that re-encodes the same
+// arguments differently is not refused. No arguments, null and {} are
+// the same; arguments that are not JSON are digested as sent.
+func Bind(principal, method, name string, args json.RawMessage) Binding {
+	return Binding{Principal: principal, Method: method, Name: name, Args: digest(args)}
+}
+
+func digest(args json.RawMessage) string {
+	sum := sha256.Sum256(canonical(args))
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+func canonical(args json.RawMessage) []byte {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber() // float64 would make distinct large numbers one
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		if len(bytes.TrimSpace(args)) == 0 {
+			return []byte("{}")
+		}
+		return args
+	}
+	if m, ok := v.(map[string]any); v == nil || (ok && len(m) == 0) {
+		return []byte("{}")
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return args
+	}
+	return b
+}
+
 // State is what a requestState carries between rounds.
 type State struct {
-	Principal string                     `json:"p,omitempty"`
-	Method    string                     `json:"m"`
-	Name      string                     `json:"n"`
-	Expires   int64                      `json:"e"` // unix milliseconds, set by Seal
-	Answers   map[string]json.RawMessage `json:"a,omitempty"`
+	Binding
+	Expires int64                      `json:"e"` // unix milliseconds, set by Seal
+	Answers map[string]json.RawMessage `json:"a,omitempty"`
 }
 
 // Sealer seals and opens states with one server key. It is safe for
@@ -75,12 +119,12 @@ func (s *Sealer) Seal(st *State) (string, error) {
 var (
 	ErrInvalid  = errors.New("requestState is not valid for this server")
 	ErrExpired  = errors.New("requestState has expired; start the request again without it")
-	ErrMismatch = errors.New("requestState belongs to another request or caller")
+	ErrMismatch = errors.New("requestState belongs to another request, caller or arguments")
 )
 
 // Open verifies token and returns its state when it was sealed by this
-// key, has not expired, and belongs to this caller and request.
-func (s *Sealer) Open(token, principal, method, name string) (*State, error) {
+// key, has not expired, and has binding b.
+func (s *Sealer) Open(token string, b Binding) (*State, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(token)
 	n := s.aead.NonceSize()
 	if err != nil || len(raw) < n {
@@ -97,7 +141,7 @@ func (s *Sealer) Open(token, principal, method, name string) (*State, error) {
 	if time.Now().UnixMilli() > st.Expires {
 		return nil, ErrExpired
 	}
-	if st.Principal != principal || st.Method != method || st.Name != name {
+	if st.Binding != b {
 		return nil, ErrMismatch
 	}
 	return &st, nil
