@@ -23,11 +23,7 @@ type Params = params.Values
 
 type kind = catalog.Kind
 
-const (
-	kindTool     = catalog.Tool
-	kindPrompt   = catalog.Prompt
-	kindResource = catalog.Resource
-)
+const kindTool, kindPrompt, kindResource = catalog.Tool, catalog.Prompt, catalog.Resource
 
 // declaration is one tool, prompt or resource, compiled at registration.
 type declaration struct {
@@ -216,7 +212,10 @@ func (r *Router) Prompt(name string, h Handler, opts ...Option) {
 // Resource declares a resource by URI ("my_app://config") or a family of
 // resources by template, Plug-style ("my_app://studies/:id") or RFC 6570
 // ("my_app://studies/{id}"). The handler receives the template variables
-// as params.
+// as params, percent-decoded: a variable never holds "/", "\", ".." or a
+// control character (such a URI matches nothing), and {+path} holds a
+// cleaned path that ".." cannot climb out of, though it may be absolute.
+// Still open files under a root (os.Root), never by a variable alone.
 func (r *Router) Resource(pattern string, h Handler, opts ...Option) {
 	if h == nil {
 		panic(&DeclarationError{Kind: "resource", Name: pattern, Err: fmt.Errorf("the handler is nil")})
