@@ -9,7 +9,11 @@ FUZZ := \
 	./internal/jsonscan:FuzzMembers \
 	./sse:FuzzAppendEvent \
 	./mcptest:FuzzEventReader \
-	./params:FuzzValidate
+	./params:FuzzValidate \
+	./internal/seal:FuzzOpen \
+	./internal/uripattern:FuzzMatch \
+	./internal/modern:FuzzDecodeHeader \
+	./internal/modern:FuzzSameNumber
 
 # How long each fuzz target runs.
 FUZZTIME ?= 10s

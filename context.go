@@ -180,7 +180,7 @@ func (c *Context) declaredSet(k kind, list []string) map[string]struct{} {
 	m := make(map[string]struct{}, len(list))
 	for _, n := range list {
 		m[n] = struct{}{}
-		if c.r != nil && !c.r.catalog.Load().declares(k, n) {
+		if c.r != nil && !c.r.catalog.Load().Declares(k, n) {
 			c.r.warnUndeclared(k, n)
 		}
 	}

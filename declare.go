@@ -3,10 +3,13 @@ package specter
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
+	"maps"
 	"slices"
 
+	"github.com/specter-mcp/specter/internal/catalog"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/skills"
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/principal"
@@ -19,23 +22,9 @@ type Handler func(p Params, req *Request, c *Context) Result
 // Params are a handler's validated arguments, with defaults applied.
 type Params = params.Values
 
-type kind uint8
+type kind = catalog.Kind
 
-const (
-	kindTool kind = iota
-	kindPrompt
-	kindResource
-)
-
-func (k kind) String() string {
-	switch k {
-	case kindTool:
-		return "tool"
-	case kindPrompt:
-		return "prompt"
-	}
-	return "resource"
-}
+const kindTool, kindPrompt, kindResource = catalog.Tool, catalog.Prompt, catalog.Resource
 
 // declaration is one tool, prompt or resource, compiled at registration.
 type declaration struct {
@@ -56,12 +45,12 @@ type declaration struct {
 	tasks        TaskSupport
 	scopes       []string
 	policy       func(*principal.Principal) bool
-	headers      []headerParam // params mirrored into Mcp-Param-* headers
-	skill        *skills.Skill // a skill, declared as its SKILL.md resource
+	headers      []modern.ParamHeader // params mirrored into Mcp-Param-* headers
+	skill        *skills.Skill        // a skill, declared as its SKILL.md resource
 
 	fields  []params.Field
 	schema  *params.Schema
-	pattern *uriPattern
+	pattern *uripattern.Pattern
 	// call validates the raw arguments and runs the user's handler.
 	call func(args json.RawMessage, req *Request, c *Context) Result
 
@@ -71,9 +60,6 @@ type declaration struct {
 	resource *mcp.Resource
 	template *mcp.ResourceTemplate
 }
-
-// toolName is the spec's rule for tool names (2025-11-25).
-var toolName = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
 // DeclarationError says which declaration is wrong and why. Declaring
 // methods panic with it, so mistakes stop the program at startup.
@@ -110,30 +96,18 @@ func newDeclaration(k kind, name string, opts []Option) (*declaration, error) {
 	return d, nil
 }
 
-// compile checks the declaration and builds its schema and wire form.
+// compile checks the declaration and builds its schema and wire forms.
 // schema is non-nil for typed (struct) declarations.
 func (d *declaration) compile(schema *params.Schema) error {
-	var err error
-	switch {
-	case schema != nil:
-		if len(d.fields) > 0 || d.rawInput != nil {
-			return fmt.Errorf("a typed %s takes its params from its struct; remove the params fields", d.kind)
-		}
-		d.schema = schema
-	case d.rawInput != nil:
-		if len(d.fields) > 0 {
-			return fmt.Errorf("InputSchema and params fields cannot be combined")
-		}
-		if d.schema, err = params.Raw(d.rawInput); err != nil {
-			return err
-		}
-	case len(d.fields) > 0:
-		if d.schema, err = params.New(d.fields...); err != nil {
-			return err
-		}
-	default:
-		d.schema = params.Empty()
+	out, err := catalog.Compile(&catalog.Spec{Kind: d.kind, Name: d.name, Title: d.title, Description: d.description,
+		Icons: d.icons, Meta: d.meta, Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
+		RawInput: d.rawInput, OutputSchema: d.outputSchema, Fields: d.fields, Typed: schema,
+		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil})
+	if err != nil {
+		return err
 	}
+	d.schema, d.pattern, d.headers = out.Schema, out.Pattern, out.Headers
+	d.tool, d.prompt, d.resource, d.template = out.Tool, out.Prompt, out.Resource, out.Template
 	for _, f := range d.schema.Fields() {
 		if len(f.Enum) > 0 && d.completers[f.Name] == nil {
 			if d.completers == nil {
@@ -142,155 +116,15 @@ func (d *declaration) compile(schema *params.Schema) error {
 			d.completers[f.Name] = Values(f.Enum...)
 		}
 	}
-	switch d.kind {
-	case kindTool:
-		return d.compileTool()
-	case kindPrompt:
-		return d.compilePrompt()
-	}
-	return d.compileResource()
-}
-
-// headerParam is a tool param mirrored into a header (x-mcp-header).
-type headerParam struct{ param, header string }
-
-func (d *declaration) compileTool() error {
-	if !toolName.MatchString(d.name) {
-		return fmt.Errorf("tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
-	}
-	for _, f := range d.schema.Fields() {
-		if f.Header != "" {
-			d.headers = append(d.headers, headerParam{param: f.Name, header: f.Header})
-		}
-	}
-	if d.outputSchema != nil {
-		if _, err := params.Raw(d.outputSchema); err != nil {
-			return fmt.Errorf("output schema: %w", err)
-		}
-	}
-	d.tool = &mcp.Tool{
-		Name: d.name, Title: d.title, Description: d.description,
-		InputSchema: d.schema.JSON(), OutputSchema: d.outputSchema,
-		Annotations: d.annotations, Icons: d.icons, Meta: d.meta,
-	}
 	return nil
 }
 
-func (d *declaration) compilePrompt() error {
-	if d.name == "" {
-		return fmt.Errorf("a prompt needs a name")
-	}
-	if d.rawInput != nil {
-		return fmt.Errorf("prompts take params fields, not a raw input schema")
-	}
-	p := &mcp.Prompt{Name: d.name, Title: d.title, Description: d.description, Icons: d.icons, Meta: d.meta}
-	for _, f := range d.schema.Fields() {
-		if f.Type != "string" {
-			return fmt.Errorf("argument %q: prompt arguments are strings in MCP; declare it with params.String or params.Enum", f.Name)
-		}
-		p.Arguments = append(p.Arguments, mcp.PromptArgument{Name: f.Name, Title: f.Title, Description: f.Description, Required: f.Required})
-	}
-	d.prompt = p
-	return nil
-}
-
-func (d *declaration) compileResource() error {
-	pat, err := compilePattern(d.name)
-	if err != nil {
-		return err
-	}
-	d.pattern = pat
-	if len(d.fields) > 0 || d.rawInput != nil {
-		return fmt.Errorf("a resource takes no params; its template variables are its params")
-	}
-	name := d.resourceName
-	if name == "" {
-		name = d.name
-	}
-	if !pat.isTemplate() {
-		if d.list != nil {
-			return fmt.Errorf("List applies to resource templates, not to a fixed URI")
-		}
-		d.resource = &mcp.Resource{URI: pat.template, Name: name, Title: d.title, Description: d.description,
-			MIMEType: d.mimeType, Icons: d.icons, Meta: d.meta}
-		return nil
-	}
-	for arg := range d.completers {
-		if !slices.Contains(pat.vars, arg) {
-			return fmt.Errorf("Complete(%q): the template has no such variable", arg)
-		}
-	}
-	d.template = &mcp.ResourceTemplate{URITemplate: pat.template, Name: name, Title: d.title,
-		Description: d.description, MIMEType: d.mimeType, Icons: d.icons, Meta: d.meta}
-	return nil
-}
-
-// catalog is an immutable snapshot of the declarations. Readers load it
-// without locks; a change builds a new one.
-type catalog struct {
-	tools     []*declaration
-	prompts   []*declaration
-	resources []*declaration // fixed URIs
-	templates []*declaration
-	skills    []*declaration // also among resources, by their SKILL.md
-	byTool    map[string]*declaration
-	byPrompt  map[string]*declaration
-	byURI     map[string]*declaration // fixed URIs and templates, by pattern as written and by URI
-}
-
-func (c *catalog) clone() *catalog {
-	n := &catalog{
-		tools: slices.Clone(c.tools), prompts: slices.Clone(c.prompts),
-		resources: slices.Clone(c.resources), templates: slices.Clone(c.templates), skills: slices.Clone(c.skills),
-		byTool: make(map[string]*declaration, len(c.byTool)+1), byPrompt: make(map[string]*declaration, len(c.byPrompt)+1),
-		byURI: make(map[string]*declaration, len(c.byURI)+1),
-	}
-	for k, v := range c.byTool {
-		n.byTool[k] = v
-	}
-	for k, v := range c.byPrompt {
-		n.byPrompt[k] = v
-	}
-	for k, v := range c.byURI {
-		n.byURI[k] = v
-	}
-	return n
-}
-
-// resourceFor finds the declaration serving uri and the template values.
-func (c *catalog) resourceFor(uri string) (*declaration, map[string]any) {
-	if d, ok := c.byURI[uri]; ok && d.template == nil {
-		return d, nil
-	}
-	if d := c.skillFor(uri); d != nil && d.skill.Files[uri] != nil {
-		return d, nil
-	}
-	for _, d := range c.templates {
-		if vals, ok := d.pattern.match(uri); ok {
-			return d, vals
-		}
-	}
-	return nil, nil
-}
-
-// declares reports whether a declaration of kind k answers to name: a tool
-// or prompt name, or a resource URI or pattern (either syntax).
-func (c *catalog) declares(k kind, name string) bool {
-	switch k {
-	case kindTool:
-		return c.byTool[name] != nil
-	case kindPrompt:
-		return c.byPrompt[name] != nil
-	}
-	if c.byURI[name] != nil {
-		return true
-	}
-	if d, _ := c.resourceFor(name); d != nil {
-		return true
-	}
-	p, err := compilePattern(name)
-	return err == nil && c.byURI[p.template] != nil
-}
+// The catalog's view of a declaration (catalog.Entry).
+func (d *declaration) Kind() catalog.Kind           { return d.kind }
+func (d *declaration) Name() string                 { return d.name }
+func (d *declaration) Pattern() *uripattern.Pattern { return d.pattern }
+func (d *declaration) IsSkill() bool                { return d.skill != nil }
+func (d *declaration) Serves(uri string) bool       { return d.skill != nil && d.skill.Files[uri] != nil }
 
 // maxWarned bounds the names warnUndeclared remembers.
 const maxWarned = 1024
@@ -312,39 +146,9 @@ func (r *Router) warnUndeclared(k kind, name string) {
 func (r *Router) add(d *declaration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	old := r.catalog.Load()
-	c := old.clone()
-	switch d.kind {
-	case kindTool:
-		if _, dup := c.byTool[d.name]; dup {
-			return fmt.Errorf("a tool with this name is already declared")
-		}
-		c.tools = append(c.tools, d)
-		c.byTool[d.name] = d
-	case kindPrompt:
-		if _, dup := c.byPrompt[d.name]; dup {
-			return fmt.Errorf("a prompt with this name is already declared")
-		}
-		c.prompts = append(c.prompts, d)
-		c.byPrompt[d.name] = d
-	case kindResource:
-		key := d.pattern.template
-		if _, dup := c.byURI[key]; dup {
-			if d.skill != nil {
-				return fmt.Errorf("a skill with this name, or a resource at %s, is already declared", key)
-			}
-			return fmt.Errorf("a resource with this URI or template is already declared")
-		}
-		if d.skill != nil {
-			c.skills = append(c.skills, d)
-		}
-		if d.template != nil {
-			c.templates = append(c.templates, d)
-			c.byURI[d.name] = d
-		} else {
-			c.resources = append(c.resources, d)
-		}
-		c.byURI[key] = d
+	c, err := r.catalog.Load().Add(d)
+	if err != nil {
+		return err
 	}
 	r.catalog.Store(c)
 	r.changed(d.kind)
@@ -409,14 +213,17 @@ func (r *Router) Prompt(name string, h Handler, opts ...Option) {
 // Resource declares a resource by URI ("my_app://config") or a family of
 // resources by template, Plug-style ("my_app://studies/:id") or RFC 6570
 // ("my_app://studies/{id}"). The handler receives the template variables
-// as params.
+// as params, percent-decoded: a variable never holds "/", "\", ".." or a
+// control character (such a URI matches nothing), and {+path} holds a
+// cleaned path that ".." cannot climb out of, though it may be absolute.
+// Still open files under a root (os.Root), never by a variable alone.
 func (r *Router) Resource(pattern string, h Handler, opts ...Option) {
 	if h == nil {
 		panic(&DeclarationError{Kind: "resource", Name: pattern, Err: fmt.Errorf("the handler is nil")})
 	}
 	r.declare(kindResource, pattern, nil, nil, func(d *declaration) func(json.RawMessage, *Request, *Context) Result {
 		return func(_ json.RawMessage, req *Request, c *Context) Result {
-			vals, _ := d.pattern.match(req.Name)
+			vals, _ := d.pattern.Match(req.Name)
 			return h(Params(vals), req, c)
 		}
 	}, opts)
@@ -468,54 +275,25 @@ func (r *Router) RemoveResource(pattern string) bool { return r.remove(kindResou
 func (r *Router) remove(k kind, name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c := r.catalog.Load().clone()
-	var d *declaration
-	switch k {
-	case kindTool:
-		if d = c.byTool[name]; d != nil {
-			delete(c.byTool, name)
-			c.tools = slices.DeleteFunc(c.tools, func(x *declaration) bool { return x == d })
-		}
-	case kindPrompt:
-		if d = c.byPrompt[name]; d != nil {
-			delete(c.byPrompt, name)
-			c.prompts = slices.DeleteFunc(c.prompts, func(x *declaration) bool { return x == d })
-		}
-	case kindResource:
-		if d = c.byURI[name]; d == nil {
-			if p, err := compilePattern(name); err == nil {
-				d = c.byURI[p.template]
-			}
-		}
-		if d != nil {
-			delete(c.byURI, d.name)
-			delete(c.byURI, d.pattern.template)
-			c.resources = slices.DeleteFunc(c.resources, func(x *declaration) bool { return x == d })
-			c.templates = slices.DeleteFunc(c.templates, func(x *declaration) bool { return x == d })
-			c.skills = slices.DeleteFunc(c.skills, func(x *declaration) bool { return x == d })
-		}
+	c, ok := r.catalog.Load().Remove(k, name)
+	if ok {
+		r.catalog.Store(c)
+		r.changed(k)
 	}
-	if d == nil {
-		return false
-	}
-	r.catalog.Store(c)
-	r.changed(k)
-	return true
+	return ok
 }
 
 // ResourceURI builds the URI of a declared resource template from values:
 // ResourceURI("my_app://studies/:id", map[string]any{"id": 7}) is
 // "my_app://studies/7". The pattern is written as it was declared.
 func (r *Router) ResourceURI(pattern string, values map[string]any) (string, error) {
-	c := r.catalog.Load()
-	d := c.byURI[pattern]
-	if d == nil {
-		if p, err := compilePattern(pattern); err == nil {
-			d = c.byURI[p.template]
-		}
-	}
-	if d == nil {
+	d, ok := r.catalog.Load().ByPattern(pattern)
+	if !ok {
 		return "", fmt.Errorf("specter: no resource is declared as %q", pattern)
 	}
-	return d.pattern.expand(values)
+	u, err := d.pattern.Expand(values)
+	if err != nil {
+		return "", fmt.Errorf("specter: %w", err)
+	}
+	return u, nil
 }

@@ -11,7 +11,10 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/catalog"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -22,7 +25,7 @@ import (
 // request arrived, filtered by what connect allowed.
 type exchange struct {
 	r      *Router
-	cat    *catalog
+	cat    *catalog.Catalog[*declaration]
 	c      *Context
 	sess   *session // nil on the 2026-07-28 wire
 	ob     *outbox
@@ -37,7 +40,7 @@ var _ handlers.Server = (*exchange)(nil)
 
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
-func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message, call *modernCall) {
+func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message, call *modern.Call) {
 	req := newRequest(m, sess, call)
 	var (
 		ctx    context.Context
@@ -58,7 +61,7 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 	if sess == nil {
 		lookup = handlers.LookupModern
 		x.cancel = cancel
-		if err := x.openState(); err != nil {
+		if err := call.Open(r.sealer, x.binding()); err != nil {
 			x.respond(handlers.Failed(err), false)
 			return
 		}
@@ -109,7 +112,7 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 		code = jsonrpc.CodeRequestCancelled
 	case x.modern():
 		if code != 0 {
-			x.ob.status = modernStatus(code)
+			x.ob.status = modern.Status(code)
 		}
 		x.ob.send(data, true)
 		x.cancel()
@@ -221,11 +224,11 @@ func (x *exchange) finish(d *declaration, res Result) handlers.Outcome {
 	)
 	switch d.kind {
 	case kindTool:
-		v, err = toolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
+		v, err = shape.Tool(res.value, mcp.HasStructuredContent(x.c.req.Version))
 	case kindPrompt:
-		v, err = promptResult(res.value, d.description)
+		v, err = shape.Prompt(res.value, d.description)
 	default:
-		v, err = resourceResult(res.value, x.c.req.Name, d.mimeType)
+		v, err = shape.Resource(res.value, x.c.req.Name, d.mimeType)
 	}
 	if err != nil {
 		return handlers.Failed(x.internal(err))
@@ -256,11 +259,11 @@ func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
 	case d.kind == kindTool && errors.Is(err, ErrInputTimeout):
 		// The model can decide to ask again, or to go on without.
-		return handlers.Answer(toolErrorResult(err.Error()))
+		return handlers.Answer(shape.ToolError(err.Error()))
 	case d.kind == kindTool && errors.As(err, &te):
-		return handlers.Answer(toolErrorResult(te.Message))
+		return handlers.Answer(shape.ToolError(te.Message))
 	case d.kind == kindTool && errors.As(err, &ve):
-		return handlers.Answer(toolErrorResult(ve.Error()))
+		return handlers.Answer(shape.ToolError(ve.Error()))
 	case errors.As(err, &ve):
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
 	}
@@ -283,21 +286,21 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := x.r.capabilities()
 	// Declaring an extension commits the server to its methods: a server
 	// with no task tool or no skill has nothing to serve through them.
-	if slices.ContainsFunc(x.cat.tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
+	if slices.ContainsFunc(x.cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
 		caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
 	}
-	if len(x.cat.skills) > 0 {
+	if len(x.cat.Skills) > 0 {
 		if caps.Extensions == nil {
 			caps.Extensions = map[string]json.RawMessage{}
 		}
 		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
 	}
-	return &mcp.DiscoverResult{SupportedVersions: modernVersions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
+	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
-	out := make([]*mcp.Tool, 0, len(x.cat.tools))
-	for _, d := range x.cat.tools {
+	out := make([]*mcp.Tool, 0, len(x.cat.Tools))
+	for _, d := range x.cat.Tools {
 		if x.c.scope.allowsTool(d.name) && x.visible(d) {
 			out = append(out, d.tool)
 		}
@@ -306,7 +309,7 @@ func (x *exchange) Tools() []*mcp.Tool {
 }
 
 func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome {
-	d := x.cat.byTool[name]
+	d := x.cat.ByTool[name]
 	if d == nil || !x.c.scope.allowsTool(name) {
 		return handlers.Failed(unknownTool(name))
 	}
@@ -324,8 +327,8 @@ func unknownTool(name string) *jsonrpc.Error {
 }
 
 func (x *exchange) Prompts() []*mcp.Prompt {
-	out := make([]*mcp.Prompt, 0, len(x.cat.prompts))
-	for _, d := range x.cat.prompts {
+	out := make([]*mcp.Prompt, 0, len(x.cat.Prompts))
+	for _, d := range x.cat.Prompts {
 		if x.c.scope.allowsPrompt(d.name) && x.visible(d) {
 			out = append(out, d.prompt)
 		}
@@ -334,7 +337,7 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 }
 
 func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outcome {
-	d := x.cat.byPrompt[name]
+	d := x.cat.ByPrompt[name]
 	if d == nil || !x.c.scope.allowsPrompt(name) {
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
 	}
@@ -349,8 +352,8 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outco
 }
 
 func (x *exchange) Resources() []*mcp.Resource {
-	out := make([]*mcp.Resource, 0, len(x.cat.resources))
-	for _, d := range x.cat.resources {
+	out := make([]*mcp.Resource, 0, len(x.cat.Resources))
+	for _, d := range x.cat.Resources {
 		if x.c.scope.allowsResource(d, d.resource.URI) && x.visible(d) {
 			out = append(out, d.resource)
 		}
@@ -360,7 +363,7 @@ func (x *exchange) Resources() []*mcp.Resource {
 
 func (x *exchange) ResourceSources() []handlers.ResourceSource {
 	var out []handlers.ResourceSource
-	for _, d := range x.cat.templates {
+	for _, d := range x.cat.Templates {
 		if d.list == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 			continue
 		}
@@ -397,8 +400,8 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 }
 
 func (x *exchange) Templates() []*mcp.ResourceTemplate {
-	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.templates))
-	for _, d := range x.cat.templates {
+	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.Templates))
+	for _, d := range x.cat.Templates {
 		if x.c.scope.allowsResource(d, "") && x.visible(d) {
 			out = append(out, d.template)
 		}
@@ -407,7 +410,7 @@ func (x *exchange) Templates() []*mcp.ResourceTemplate {
 }
 
 func (x *exchange) ReadResource(uri string) handlers.Outcome {
-	d, _ := x.cat.resourceFor(uri)
+	d, _ := x.cat.ResourceFor(uri)
 	if d == nil || !x.c.scope.allowsResource(d, uri) {
 		return handlers.Failed(ResourceNotFound(uri))
 	}
@@ -419,7 +422,7 @@ func (x *exchange) ReadResource(uri string) handlers.Outcome {
 
 func (x *exchange) Subscribe(uri string, on bool) error {
 	if on {
-		if d, _ := x.cat.resourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) || !x.visible(d) {
+		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)
 		}
 	}
@@ -433,11 +436,11 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	var d *declaration
 	switch p.Ref.Type {
 	case "ref/prompt":
-		if d = x.cat.byPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) || !x.visible(d) {
+		if d = x.cat.ByPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", p.Ref.Name)
 		}
 	default:
-		if d = x.cat.byURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
+		if d = x.cat.ByURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown resource template: %s", p.Ref.URI)
 		}
 	}
@@ -475,5 +478,5 @@ func (s *scope) allowsPrompt(name string) bool { return s.prompts.permits(name) 
 // allowsResource: a resource is named by its URI, or by its declaration
 // (pattern as written or as RFC 6570 template).
 func (s *scope) allowsResource(d *declaration, uri string) bool {
-	return s.resources.permits(d.name, d.pattern.template, uri)
+	return s.resources.permits(d.name, d.pattern.Template(), uri)
 }

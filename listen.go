@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/sse"
@@ -55,7 +56,7 @@ func (r *Router) Listeners() int {
 // serveListen answers subscriptions/listen with a stream that stays open:
 // an acknowledgement first, then the change notifications the client
 // asked for, each tagged with the subscription id (the request id).
-func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Context, m *jsonrpc.Message, _ *modernCall) {
+func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Context, m *jsonrpc.Message, _ *modern.Call) {
 	var p mcp.SubscriptionsListenParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {

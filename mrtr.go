@@ -1,16 +1,12 @@
 package specter
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/specter-mcp/specter/handlers"
-	"github.com/specter-mcp/specter/jsonrpc"
-	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/seal"
 )
 
 // ErrInputRequired is returned by Elicit, Sample and ListRoots on the
@@ -21,7 +17,7 @@ import (
 // same calls block until the client answers instead, so one handler body
 // serves both eras. Several calls may fail with it in one run: the client
 // is then asked everything at once (errors.Join their errors).
-var ErrInputRequired = errors.New("specter: input required from the client")
+var ErrInputRequired = modern.ErrInputRequired
 
 // ErrInputTimeout is wrapped by the error of Elicit, Sample and ListRoots
 // when the client did not answer within the router's InputTimeout.
@@ -51,19 +47,7 @@ func (e *CapabilityError) Error() string {
 func (e *CapabilityError) Is(target error) bool { return target == ErrCapability }
 
 // required is the capability as a ClientCapabilities object.
-func (e *CapabilityError) required() map[string]any {
-	out := map[string]any{}
-	cur := out
-	parts := strings.Split(e.Capability, ".")
-	for i, p := range parts {
-		next := map[string]any{}
-		cur[p] = next
-		if i < len(parts)-1 {
-			cur = next
-		}
-	}
-	return out
-}
+func (e *CapabilityError) required() map[string]any { return modern.Capability(e.Capability) }
 
 // InputOption configures an Elicit, Sample or ListRoots call.
 type InputOption func(*inputOptions)
@@ -77,129 +61,25 @@ type inputOptions struct{ key string }
 // questions in the same order.
 func InputKey(key string) InputOption { return func(o *inputOptions) { o.key = key } }
 
-func (m *modernCall) nextKey(method string, opts []InputOption) string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+// inputKey is the key InputKey set, or "" to number the question.
+func inputKey(opts []InputOption) string {
 	var o inputOptions
 	for _, f := range opts {
 		f(&o)
 	}
-	if o.key != "" {
-		return o.key
-	}
-	if m.counters == nil {
-		m.counters = map[string]int{}
-	}
-	short, _, _ := strings.Cut(method, "/")
-	m.counters[short]++
-	return short + "-" + strconv.Itoa(m.counters[short])
+	return o.key
 }
 
-// input answers a server-to-client request from the retry's answers, or
-// records it as a question for the client and fails with ErrInputRequired.
-func (m *modernCall) input(key, method string, params any, result any, valid func() bool) error {
-	if !m.inputAllowed {
-		return fmt.Errorf("specter: %s cannot ask the client for input; only tools/call, prompts/get and resources/read can", method)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if raw, ok := m.answers[key]; ok {
-		if json.Unmarshal(raw, result) == nil && valid() {
-			return nil
-		}
-		// An answer of the wrong shape is no answer: ask again.
-		delete(m.answers, key)
-	}
-	if m.pending == nil {
-		m.pending = map[string]mcp.InputRequest{}
-	}
-	m.pending[key] = mcp.InputRequest{Method: method, Params: params}
-	return fmt.Errorf("%w: %s (%s)", ErrInputRequired, method, key)
+// binding is what a requestState of this request belongs to.
+func (x *exchange) binding() seal.Binding {
+	return seal.Bind(x.c.scope.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
 }
 
-// openState merges the answers carried by requestState with this round's
-// inputResponses. A state that fails verification is refused (-32602).
-func (x *exchange) openState() *jsonrpc.Error {
-	call := x.c.req.modern
-	call.answers = map[string]json.RawMessage{}
-	if call.requestState != "" {
-		st, err := x.r.sealer.open(call.requestState, x.c.scope.principal, x.c.req.Method, x.c.req.Name)
-		if err != nil {
-			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", err.Error())
-		}
-		for k, v := range st.Answers {
-			call.answers[k] = v
-		}
-	}
-	for k, v := range call.responses {
-		if len(v) > 0 && string(v) != "null" {
-			call.answers[k] = v
-		}
-	}
-	return nil
-}
-
-// inputRequired builds the input_required result: the questions this run
-// asked, and the answers so far sealed in requestState.
+// inputRequired is the input_required result of a run that asked.
 func (x *exchange) inputRequired(d *declaration) handlers.Outcome {
-	call := x.c.req.modern
-	if len(call.pending) == 0 {
-		return handlers.Failed(x.internal(fmt.Errorf("%s %q returned ErrInputRequired without asking for input", d.kind, d.name)))
-	}
-	st := &requestState{Principal: x.c.scope.principal, Method: x.c.req.Method, Name: x.c.req.Name, Answers: call.answers}
-	token, err := x.r.sealer.seal(st)
+	res, err := x.c.req.modern.InputRequired(x.r.sealer, x.binding())
 	if err != nil {
-		return handlers.Failed(x.internal(err))
+		return handlers.Failed(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
 	}
-	res := &mcp.InputRequiredResult{InputRequests: call.pending, RequestState: token}
-	res.ResultType = mcp.ResultInputRequired
 	return handlers.Answer(res)
-}
-
-// cacheable lists the methods whose results carry caching hints.
-var cacheable = map[string]bool{
-	handlers.MethodDiscover: true, handlers.MethodToolsList: true, handlers.MethodPromptsList: true,
-	handlers.MethodResourcesList: true, handlers.MethodResourceTemplatesList: true, handlers.MethodResourcesRead: true,
-	handlers.MethodSkillsList: true, handlers.MethodSkillsGet: true,
-}
-
-// decorate adds what the 2026-07-28 revision puts on results: the result
-// type, the server's identity, and caching hints where they are required.
-func (x *exchange) decorate(result any) {
-	b, ok := result.(interface{ Base() *mcp.ResultBase })
-	if !ok {
-		return
-	}
-	base := b.Base()
-	if base.ResultType == "" {
-		base.ResultType = mcp.ResultComplete
-	}
-	meta := make(mcp.Meta, len(base.Meta)+1) // a copy: the handler's map may be shared
-	for k, v := range base.Meta {
-		meta[k] = v
-	}
-	base.Meta = meta
-	base.Meta[mcp.MetaServerInfo] = mcp.Implementation{Name: x.r.info.Name, Version: x.r.info.Version}
-	if base.ResultType != mcp.ResultComplete || !cacheable[x.c.req.Method] {
-		return
-	}
-	hint := x.r.cfg.cache
-	if m := x.c.req.Method; m == handlers.MethodResourcesRead || m == handlers.MethodSkillsGet {
-		if d, _ := x.cat.resourceFor(x.c.req.Name); d != nil && d.cache != nil {
-			hint = *d.cache
-		}
-	}
-	ttl := hint.ttl.Milliseconds()
-	base.TTLMs = &ttl
-	base.CacheScope = hint.scope
-	if x.c.scope.filtered() || x.c.scope.principal != "" || x.hid {
-		// What this caller sees depends on who it is.
-		base.CacheScope = mcp.CachePrivate
-	}
-}
-
-// cacheHint is how long and by whom a result may be cached.
-type cacheHint struct {
-	ttl   time.Duration
-	scope string
 }

@@ -89,7 +89,7 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 	uri := m.URI
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: uri})
 	msg := jsonrpc.AppendRequest(nil, nil, handlers.NotificationResourceUpdated, p)
-	d, _ := r.catalog.Load().resourceFor(uri)
+	d, _ := r.catalog.Load().ResourceFor(uri)
 	allowed := func(sc *scope) bool {
 		if d == nil || sc == nil {
 			return true

@@ -43,7 +43,7 @@ func (s *scope) permits(d *declaration) (ok bool, missing []string) {
 
 // CodeForbidden is the JSON-RPC error code of a request refused for want
 // of scopes or by a policy (from the implementation-defined range).
-const CodeForbidden = -32003
+const CodeForbidden = jsonrpc.CodeForbidden
 
 func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
 	x.ob.status = 403

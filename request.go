@@ -3,6 +3,7 @@ package specter
 import (
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -26,7 +27,7 @@ type Request struct {
 	ClientCapabilities mcp.ClientCapabilities
 
 	cursor string
-	modern *modernCall // 2026-07-28 requests only
+	modern *modern.Call // 2026-07-28 requests only
 }
 
 // Modern reports whether the request was made on the stateless 2026-07-28
@@ -38,7 +39,7 @@ func (r *Request) Modern() bool { return r.modern != nil }
 func (r *Request) logLevel(s *session) (mcp.LoggingLevel, bool) {
 	if r.modern != nil {
 		// 2026-07-28: a request without a log level gets no log messages.
-		return r.modern.meta.LogLevel, r.modern.meta.LogLevel != ""
+		return r.modern.Meta.LogLevel, r.modern.Meta.LogLevel != ""
 	}
 	if s == nil {
 		return "", false
@@ -58,18 +59,18 @@ type envelope struct {
 	Meta      json.RawMessage `json:"_meta"`
 }
 
-func newRequest(m *jsonrpc.Message, s *session, call *modernCall) *Request {
+func newRequest(m *jsonrpc.Message, s *session, call *modern.Call) *Request {
 	req := &Request{ID: m.ID, Method: m.Method, modern: call}
 	switch {
 	case s != nil:
 		req.Version, req.SessionID, req.ClientInfo, req.ClientCapabilities = s.version, s.id, s.client, s.caps
 	case call != nil:
-		req.Version = call.meta.ProtocolVersion
-		if call.meta.ClientInfo != nil {
-			req.ClientInfo = *call.meta.ClientInfo
+		req.Version = call.Meta.ProtocolVersion
+		if call.Meta.ClientInfo != nil {
+			req.ClientInfo = *call.Meta.ClientInfo
 		}
-		if call.meta.ClientCapabilities != nil {
-			req.ClientCapabilities = *call.meta.ClientCapabilities
+		if call.Meta.ClientCapabilities != nil {
+			req.ClientCapabilities = *call.Meta.ClientCapabilities
 		}
 	}
 	if len(m.Params) == 0 || m.Params[0] != '{' {
@@ -90,7 +91,7 @@ func newRequest(m *jsonrpc.Message, s *session, call *modernCall) *Request {
 	req.Meta = env.Meta
 	var token json.RawMessage
 	if call != nil {
-		token = call.meta.ProgressToken // the 2026-07-28 _meta is parsed already
+		token = call.Meta.ProgressToken // the 2026-07-28 _meta is parsed already
 	} else {
 		var meta struct {
 			ProgressToken json.RawMessage `json:"progressToken"`

@@ -1,11 +1,9 @@
 package specter
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"errors"
-	"fmt"
 
+	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -70,146 +68,9 @@ func Error(err error) Result {
 
 // UserMessage returns a prompt message from the user; content is a string
 // or an mcp.Content.
-func UserMessage(content any) mcp.PromptMessage { return promptMessage(mcp.RoleUser, content) }
+func UserMessage(content any) mcp.PromptMessage { return shape.Message(mcp.RoleUser, content) }
 
 // AssistantMessage returns a prompt message from the assistant.
 func AssistantMessage(content any) mcp.PromptMessage {
-	return promptMessage(mcp.RoleAssistant, content)
-}
-
-func promptMessage(role mcp.Role, content any) mcp.PromptMessage {
-	switch c := content.(type) {
-	case mcp.Content:
-		return mcp.PromptMessage{Role: role, Content: c}
-	case string:
-		return mcp.PromptMessage{Role: role, Content: mcp.Text(c)}
-	}
-	return mcp.PromptMessage{Role: role, Content: mcp.Text(fmt.Sprint(content))}
-}
-
-// toolResult wraps a reply value as a tool result.
-func toolResult(v any, structured bool) (*mcp.CallToolResult, error) {
-	res := &mcp.CallToolResult{}
-	switch x := v.(type) {
-	case nil:
-		res.Content = []mcp.Content{}
-	case *mcp.CallToolResult:
-		c := *x // the handler may share it between requests; it is decorated per era
-		if c.Content == nil {
-			c.Content = []mcp.Content{}
-		}
-		return &c, nil
-	case mcp.CallToolResult:
-		return toolResult(&x, structured)
-	case string:
-		res.Content = []mcp.Content{mcp.Text(x)}
-	case mcp.Content:
-		res.Content = []mcp.Content{x}
-	case []mcp.Content:
-		res.Content = x
-	default:
-		b, err := marshalJSON(v)
-		if err != nil {
-			return nil, fmt.Errorf("specter: encode tool reply %T: %w", v, err)
-		}
-		res.Content = []mcp.Content{mcp.Text(string(b))}
-		if structured && len(b) > 0 && b[0] == '{' {
-			res.StructuredContent = b
-		}
-	}
-	return res, nil
-}
-
-func marshalJSON(v any) ([]byte, error) {
-	if raw, ok := v.(json.RawMessage); ok {
-		if !json.Valid(raw) {
-			return nil, errors.New("invalid JSON")
-		}
-		return raw, nil
-	}
-	return json.Marshal(v)
-}
-
-// toolErrorResult is the isError result for an error the model should see.
-func toolErrorResult(message string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text(message)}, IsError: true}
-}
-
-// promptResult wraps a reply value as a prompt result.
-func promptResult(v any, description string) (*mcp.GetPromptResult, error) {
-	res := &mcp.GetPromptResult{Description: description}
-	switch x := v.(type) {
-	case *mcp.GetPromptResult:
-		c := *x
-		return &c, nil
-	case mcp.GetPromptResult:
-		return &x, nil
-	case string:
-		res.Messages = []mcp.PromptMessage{UserMessage(x)}
-	case mcp.PromptMessage:
-		res.Messages = []mcp.PromptMessage{x}
-	case []mcp.PromptMessage:
-		res.Messages = x
-	case mcp.Content:
-		res.Messages = []mcp.PromptMessage{UserMessage(x)}
-	case []mcp.Content:
-		for _, c := range x {
-			res.Messages = append(res.Messages, UserMessage(c))
-		}
-	default:
-		b, err := marshalJSON(v)
-		if err != nil {
-			return nil, fmt.Errorf("specter: encode prompt reply %T: %w", v, err)
-		}
-		res.Messages = []mcp.PromptMessage{UserMessage(string(b))}
-	}
-	if res.Messages == nil {
-		res.Messages = []mcp.PromptMessage{}
-	}
-	for _, m := range res.Messages {
-		if m.Role != mcp.RoleUser && m.Role != mcp.RoleAssistant {
-			return nil, fmt.Errorf("specter: prompt message role %q: use user or assistant", m.Role)
-		}
-	}
-	return res, nil
-}
-
-// resourceResult wraps a reply value as resource contents.
-func resourceResult(v any, uri, mimeType string) (*mcp.ReadResourceResult, error) {
-	one := func(c mcp.ResourceContents) *mcp.ReadResourceResult {
-		if c.URI == "" {
-			c.URI = uri
-		}
-		return &mcp.ReadResourceResult{Contents: []mcp.ResourceContents{c}}
-	}
-	switch x := v.(type) {
-	case *mcp.ReadResourceResult:
-		c := *x
-		return &c, nil
-	case mcp.ResourceContents:
-		return one(x), nil
-	case []mcp.ResourceContents:
-		for i := range x {
-			if x[i].URI == "" {
-				x[i].URI = uri
-			}
-		}
-		return &mcp.ReadResourceResult{Contents: x}, nil
-	case string:
-		return one(mcp.TextResource(uri, orDefault(mimeType, "text/plain"), x)), nil
-	case []byte:
-		return one(mcp.BlobResource(uri, orDefault(mimeType, "application/octet-stream"), base64.StdEncoding.EncodeToString(x))), nil
-	}
-	b, err := marshalJSON(v)
-	if err != nil {
-		return nil, fmt.Errorf("specter: encode resource reply %T: %w", v, err)
-	}
-	return one(mcp.TextResource(uri, orDefault(mimeType, "application/json"), string(b))), nil
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return shape.Message(mcp.RoleAssistant, content)
 }

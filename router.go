@@ -11,7 +11,9 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/hostguard"
+	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -28,12 +30,12 @@ type Router struct {
 	log          zerolog.Logger
 
 	mu       sync.Mutex // serializes declaration changes
-	catalog  atomic.Pointer[catalog]
+	catalog  atomic.Pointer[catalog.Catalog[*declaration]]
 	sessions sessionTable
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
-	sealer   *sealer
+	sealer   *seal.Sealer
 	listen   listeners  // 2026-07-28 subscriptions/listen streams
 	tasks    task.Table // tasks extension
 
@@ -215,13 +217,13 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 		sessions: sessionTable{m: map[string]*session{}},
 	}
-	r.catalog.Store(&catalog{byTool: map[string]*declaration{}, byPrompt: map[string]*declaration{}, byURI: map[string]*declaration{}})
+	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
 		if o != nil {
 			o.applyRouter(r)
 		}
 	}
-	s, err := newSealer(r.cfg.stateKey, r.cfg.stateTTL)
+	s, err := seal.New(r.cfg.stateKey, r.cfg.stateTTL)
 	if err != nil {
 		panic(err) // the system's random source failed
 	}

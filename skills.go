@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"reflect"
 
+	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/skills"
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -44,7 +46,7 @@ func (r *Router) Skill(fsys fs.FS, opts ...Option) {
 		err = d.skillOptions(opts)
 	}
 	if err == nil {
-		d.pattern, err = compilePattern(d.name)
+		d.pattern, err = uripattern.Compile(d.name)
 	}
 	if err == nil {
 		d.resource = &mcp.Resource{URI: d.name, Name: name, Title: d.title, Description: d.description,
@@ -90,8 +92,8 @@ func (d *declaration) skillOptions(opts []Option) error {
 
 // skillFor returns the declaration of the skill whose namespace holds a
 // skill:// URI, or nil.
-func (c *catalog) skillFor(uri string) *declaration {
-	if d := c.byURI[skills.EntryURI(uri)]; d != nil && d.skill != nil {
+func skillFor(c *catalog.Catalog[*declaration], uri string) *declaration {
+	if d := c.ByURI[skills.EntryURI(uri)]; d != nil && d.skill != nil {
 		return d
 	}
 	return nil
@@ -100,11 +102,11 @@ func (c *catalog) skillFor(uri string) *declaration {
 // Skills and SkillAt serve the methods of the skills extension, which
 // exist only while at least one skill is declared.
 func (x *exchange) Skills() ([]*mcp.Skill, error) {
-	if len(x.cat.skills) == 0 {
+	if len(x.cat.Skills) == 0 {
 		return nil, x.noSkills()
 	}
-	out := make([]*mcp.Skill, 0, len(x.cat.skills))
-	for _, d := range x.cat.skills {
+	out := make([]*mcp.Skill, 0, len(x.cat.Skills))
+	for _, d := range x.cat.Skills {
 		if x.c.scope.allowsResource(d, "") && x.visible(d) {
 			out = append(out, &d.skill.Entry)
 		}
@@ -113,10 +115,10 @@ func (x *exchange) Skills() ([]*mcp.Skill, error) {
 }
 
 func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
-	if len(x.cat.skills) == 0 {
+	if len(x.cat.Skills) == 0 {
 		return nil, x.noSkills()
 	}
-	d := x.cat.skillFor(uri)
+	d := skillFor(x.cat, uri)
 	if d == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
 		return nil, nil
 	}

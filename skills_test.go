@@ -62,7 +62,7 @@ func TestSkillDeclarationErrors(t *testing.T) {
 	if err := declErr(t, func() { r.Skill(nil) }); err == nil || !strings.Contains(err.Error(), "nil") {
 		t.Errorf("nil file system: %v", err)
 	}
-	if got := len(r.catalog.Load().skills); got != 1 {
+	if got := len(r.catalog.Load().Skills); got != 1 {
 		t.Errorf("%d skills declared after the failures, want 1", got)
 	}
 }
@@ -70,7 +70,7 @@ func TestSkillDeclarationErrors(t *testing.T) {
 func TestSkillEntry(t *testing.T) {
 	r := newTestRouter()
 	r.Skill(skillFS("name: kit\ndescription: A kit", map[string]string{"LICENSE": "MIT"}), Title("Kit"), Scopes("kit:read"), Cache(0, mcp.CachePrivate))
-	d := r.catalog.Load().skills[0]
+	d := r.catalog.Load().Skills[0]
 	s := d.skill
 
 	if res := d.resource; res.Name != "kit" || res.Description != "A kit" || res.MIMEType != "text/markdown" || res.Title != "Kit" ||
@@ -96,19 +96,19 @@ func TestSkillFilesResolveToTheirSkill(t *testing.T) {
 		"skill://ok":                 false,
 		"app://ok/SKILL.md":          false,
 	} {
-		d, _ := c.resourceFor(uri)
+		d, _ := c.ResourceFor(uri)
 		if got := d != nil && d.skill != nil; got != want {
 			t.Errorf("resourceFor(%q) found a skill: %v, want %v", uri, got, want)
 		}
 	}
-	if d, _ := c.resourceFor("skill://x/other"); d == nil || d.template == nil {
+	if d, _ := c.ResourceFor("skill://x/other"); d == nil || d.template == nil {
 		t.Error("a template in the skill scheme is no longer reachable")
 	}
 	if !r.RemoveResource("skill://ok/SKILL.md") {
 		t.Fatal("RemoveResource did not find the skill")
 	}
 	c = r.catalog.Load()
-	if d, _ := c.resourceFor("skill://ok/references/a.md"); d != nil || len(c.skills) != 0 || len(c.resources) != 0 {
-		t.Errorf("the skill outlived its removal: %d skills, %d resources", len(c.skills), len(c.resources))
+	if d, _ := c.ResourceFor("skill://ok/references/a.md"); d != nil || len(c.Skills) != 0 || len(c.Resources) != 0 {
+		t.Errorf("the skill outlived its removal: %d skills, %d resources", len(c.Skills), len(c.Resources))
 	}
 }

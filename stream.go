@@ -197,11 +197,11 @@ func (e *ClientError) Error() string {
 func (s *Stream) call(method string, params, result any, valid func() bool, opts []InputOption) error {
 	ctx := s.ctx
 	if m := s.req.modern; m != nil {
-		key := m.nextKey(method, opts)
+		key := m.Key(method, inputKey(opts))
 		if s.task != nil {
 			return s.task.Ask(ctx, key, method, params, result, valid)
 		}
-		return m.input(key, method, params, result, valid)
+		return m.Input(key, method, params, result, valid)
 	}
 	p, err := json.Marshal(params)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -76,7 +77,7 @@ func isTaskMethod(method string) bool {
 }
 
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel.
-func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modernCall, p *modernParams) {
+func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modernParams) {
 	reply := func(v any) {
 		x := &exchange{r: r, c: &Context{scope: c.scope, req: &Request{Method: m.Method, modern: call}}}
 		x.decorate(v)
@@ -84,7 +85,7 @@ func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.M
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
 	}
-	if _, ok := call.meta.ClientCapabilities.Extensions[TasksExtension]; !ok {
+	if _, ok := call.Meta.ClientCapabilities.Extensions[TasksExtension]; !ok {
 		refusal.Write(w, m.ID, refusal.BadRequest(missingTasks()))
 		return
 	}

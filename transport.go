@@ -17,6 +17,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/bearer"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -74,7 +75,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		refusal.Write(w, nil, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
 	}
-	if isModern(req.Header, msgs) {
+	if modern.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
 		r.serveModern(w, req, msgs, batch)
 		return
 	}

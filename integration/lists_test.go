@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
 )
@@ -187,6 +188,42 @@ func TestResourceTemplatesReadCompleteAndReverseRoute(t *testing.T) {
 	resp, _ = c.Call(ctx(t), "resources/read", map[string]string{"uri": "app://studies/"})
 	if resp.Error == nil || resp.Error.Code != -32002 {
 		t.Fatalf("an empty template variable matched: %+v", resp)
+	}
+}
+
+// TestTemplateVariablesCannotEscape: a decoded template variable cannot
+// carry a path out of its segment, nor control characters, and a reserved
+// expansion reaches the handler cleaned (issue 9, item 9).
+func TestTemplateVariablesCannotEscape(t *testing.T) {
+	r := specter.NewRouter("t", "1", quiet)
+	echo := func(name string) specter.Handler {
+		return func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+			return specter.Reply(name + "=" + p.String(name))
+		}
+	}
+	r.Resource("files://docs/{name}", echo("name"), specter.Description("a document"))
+	r.Resource("tree://{+path}", echo("path"), specter.Description("a file of a tree"))
+	c := newEnv(t, r).session(nil, "2025-11-25")
+	for _, uri := range []string{
+		"files://docs/..%2F..%2Fetc%2Fpasswd", "files://docs/..", "files://docs/a%00b", "files://docs/a%0d%0ab",
+		"tree://a%00", "tree://x%0d%0aSet-Cookie:%20a", "tree://..",
+	} {
+		resp, err := c.Call(ctx(t), "resources/read", map[string]string{"uri": uri})
+		if err != nil || resp.Error == nil || resp.Error.Code != jsonrpc.CodeResourceNotFound {
+			t.Errorf("%s: %+v %v, want resource not found", uri, resp, err)
+		}
+	}
+	for uri, want := range map[string]string{
+		"files://docs/read%20me.txt":        "name=read me.txt",
+		"tree://a/b.txt":                    "path=a/b.txt",
+		"tree://../../etc/passwd":           "path=etc/passwd",
+		"tree://a/..%2F..%2F..%2Fetc/hosts": "path=etc/hosts",
+	} {
+		var rr mcp.ReadResourceResult
+		resp, _ := c.Call(ctx(t), "resources/read", map[string]string{"uri": uri})
+		if err := resp.Decode(&rr); err != nil || *rr.Contents[0].Text != want {
+			t.Errorf("%s: %+v %v, want %q", uri, rr, err, want)
+		}
 	}
 }
 

@@ -624,6 +624,31 @@ func TestModernRequestStateBoundToRequest(t *testing.T) {
 	}
 }
 
+// TestModernRequestStateBoundToArguments: answers given for one set of
+// arguments cannot complete a call with others (issue 9, item 11), while
+// answers sent up front, without a state, stay the client's to give.
+func TestModernRequestStateBoundToArguments(t *testing.T) {
+	r := fixture.New(quiet)
+	r.Tool("deploy", func(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		_, action, err := c.Elicit("Deploy to "+p.String("env")+"?", params.Must(params.Raw([]byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`))), specter.InputKey("confirm"))
+		if err != nil {
+			return specter.Error(err)
+		}
+		return specter.Reply("deployed to " + p.String("env") + ": " + string(action))
+	}, specter.Description("Deploys after a confirmation"), params.String("env", params.Required(), params.Description("where")))
+	c := newEnv(t, r).modern()
+	staging, production := map[string]any{"env": "staging"}, map[string]any{"env": "production"}
+	st := inputRequired(t, callTool(t, c, "deploy", staging, nil)).RequestState
+	req := c.Request("tools/call", map[string]any{"name": "deploy", "arguments": production, "inputResponses": confirm, "requestState": st})
+	wantError(t, send(t, c, req), req.ID, 400, jsonrpc.CodeInvalidParams)
+	if got := toolText(t, callTool(t, c, "deploy", map[string]any{"env": "staging"}, map[string]any{"inputResponses": confirm, "requestState": st})); got != "deployed to staging: accept" {
+		t.Errorf("the state's own arguments: %q", got)
+	}
+	if got := toolText(t, callTool(t, c, "deploy", production, map[string]any{"inputResponses": confirm})); got != "deployed to production: accept" {
+		t.Errorf("answers up front, without a state: %q", got)
+	}
+}
+
 func TestModernRequestStateBoundToKey(t *testing.T) {
 	const tool = "test_input_required_result_request_state"
 	key := []byte("a secret shared by every node of the deployment")

@@ -65,6 +65,9 @@ func TestModernValidationOrder(t *testing.T) {
 		{"Mcp-Method in capitals", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Method", "TOOLS/LIST") }, 400, jsonrpc.CodeHeaderMismatch},
 		{"Mcp-Method beats a removed method", "ping", nil, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Method", "tools/list") }, 400, jsonrpc.CodeHeaderMismatch},
 		// 5: Mcp-Name
+		{"Mcp-Method twice", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Add("Mcp-Method", "tools/call") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method twice, same", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Add("Mcp-Method", "tools/list") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name twice", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Add("Mcp-Name", "test_error_handling") }, 400, jsonrpc.CodeHeaderMismatch},
 		{"Mcp-Name missing", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Del("Mcp-Name") }, 400, jsonrpc.CodeHeaderMismatch},
 		{"Mcp-Name differs", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "test_error_handling") }, 400, jsonrpc.CodeHeaderMismatch},
 		{"Mcp-Name in capitals", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "TEST_SIMPLE_TEXT") }, 400, jsonrpc.CodeHeaderMismatch},
@@ -288,6 +291,7 @@ func TestModernParamHeaders(t *testing.T) {
 		{"lowercase header name", "test_x_mcp_header", map[string]any{"region": "eu"}, map[string][]string{"region-lower": {"eu"}}, true, "region=eu"},
 		{"number", "typed_headers", map[string]any{"count": 42}, map[string][]string{"Count": {"42"}}, true, "ok"},
 		{"number numerically", "typed_headers", map[string]any{"count": 42}, map[string][]string{"Count": {"42.0"}}, true, "ok"},
+		{"number beyond 2^53", "typed_headers", map[string]any{"count": json.Number("9007199254740993")}, map[string][]string{"Count": {"9007199254740992"}}, false, ""},
 		{"number mismatch", "typed_headers", map[string]any{"count": 42}, map[string][]string{"Count": {"43"}}, false, ""},
 		{"number not a number", "typed_headers", map[string]any{"count": 42}, map[string][]string{"Count": {"forty-two"}}, false, ""},
 		{"boolean", "typed_headers", map[string]any{"dry": true}, map[string][]string{"Dry": {"true"}}, true, "ok"},

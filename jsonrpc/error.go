@@ -15,6 +15,10 @@ const (
 // it; no response carries it, since a cancelled request gets none.
 const CodeRequestCancelled = -32800
 
+// CodeForbidden refuses a request for want of scopes or by a policy, from
+// the implementation-defined range; specter.CodeForbidden is the same.
+const CodeForbidden = -32003
+
 // Error codes defined by MCP.
 const (
 	// CodeResourceNotFound: resources/read of an unknown URI (session era).
