@@ -70,6 +70,13 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
+	if sess != nil {
+		// The 2026-07-28 wire checks its params before connect runs.
+		if e := checkParams(m.Params); e != nil {
+			x.respond(handlers.Failed(e), true)
+			return
+		}
+	}
 	if m.Method == handlers.MethodInitialize && sess != nil {
 		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
 		return

@@ -46,6 +46,10 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		refusal.Write(w, nil, refusal.ModernResponse)
 		return
 	}
+	if e := checkParams(m.Params); e != nil {
+		refusal.Write(w, m.ID, refusal.BadRequest(e))
+		return
+	}
 	var p modernParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {

@@ -73,7 +73,7 @@ func decodeOne(b []byte) (*Message, *Error) {
 		if _, ok := err.(*json.SyntaxError); ok || !json.Valid(b) {
 			return nil, Errorf(CodeParseError, "parse error: %s", describe(err))
 		}
-		return nil, Errorf(CodeInvalidRequest, "invalid request: %s", describe(err))
+		return nil, Errorf(CodeInvalidRequest, "Invalid Request: %s", describe(err))
 	}
 	return m, nil
 }

@@ -19,13 +19,13 @@ var envelope = [...]string{"jsonrpc", "id", "method", "params", "result", "error
 func checkMember(key []byte, seen *uint8) *Error {
 	if i := exactMember(key); i >= 0 {
 		if *seen&(1<<i) != 0 {
-			return Errorf(CodeInvalidRequest, "invalid request: member %q appears twice", envelope[i])
+			return Errorf(CodeInvalidRequest, "Invalid Request: member %q appears twice", envelope[i])
 		}
 		*seen |= 1 << i
 		return nil
 	}
 	if name, ok := foldsTo(key, envelope[:]); ok {
-		return Errorf(CodeInvalidRequest, "invalid request: %s is not %q: member names are case-sensitive", quoteKey(key), name)
+		return Errorf(CodeInvalidRequest, "Invalid Request: %s is not %q: member names are case-sensitive", quoteKey(key), name)
 	}
 	return nil
 }

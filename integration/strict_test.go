@@ -1,0 +1,72 @@
+package integration
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/jsonrpc"
+)
+
+// strictRouter has a harmless tool and one that must not be reachable by
+// a second, case-variant name in the same params.
+func strictRouter() *specter.Router {
+	r := specter.NewRouter("t", "1", quiet)
+	for _, name := range []string{"foo", "long_task"} {
+		r.Tool(name, func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+			return specter.Reply("ran " + name)
+		}, specter.Description("A tool"))
+	}
+	return r
+}
+
+// TestParamsThatParsersReadDifferentlyAreRefused: encoding/json takes the
+// last of two keys, or a case-insensitive match, where a gateway may take
+// the first or the exact one; such params never reach a handler.
+func TestParamsThatParsersReadDifferentlyAreRefused(t *testing.T) {
+	cases := []struct {
+		name   string
+		params map[string]any
+		want   string
+	}{
+		{"a case variant of name", map[string]any{"name": "foo", "Name": "long_task"}, `"Name" is not "name"`},
+		{"a case variant of arguments", map[string]any{"name": "foo", "ARGUMENTS": map[string]any{}}, `"ARGUMENTS" is not "arguments"`},
+		{"a case variant inside _meta", map[string]any{"name": "foo", "_meta": map[string]any{"progressToken": 1, "ProgressToken": 2}}, `"ProgressToken" is not "progressToken"`},
+	}
+	e := newEnv(t, strictRouter())
+	sess := e.session(nil, "2025-11-25")
+	modern := e.modern()
+	for _, tc := range cases {
+		t.Run("session: "+tc.name, func(t *testing.T) {
+			resp, _ := sess.Call(ctx(t), "tools/call", tc.params)
+			if resp == nil || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(resp.Error.Message, tc.want) {
+				t.Fatalf("got %+v", resp)
+			}
+		})
+		t.Run("2026-07-28: "+tc.name, func(t *testing.T) {
+			resp := send(t, modern, modern.Request("tools/call", tc.params))
+			je := wantError(t, resp, resp.ID, http.StatusBadRequest, jsonrpc.CodeInvalidParams)
+			if !strings.Contains(je.Message, tc.want) {
+				t.Fatalf("message %q does not name %s", je.Message, tc.want)
+			}
+		})
+	}
+}
+
+func TestEnvelopesThatParsersReadDifferentlyAreRefused(t *testing.T) {
+	e := newEnv(t, strictRouter())
+	c := e.session(nil, "2025-11-25")
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"ping","Method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"ping","method":"tools/list"}`,
+	} {
+		resp, err := c.PostRaw(ctx(t), []byte(body), nil)
+		if err != nil && resp == nil {
+			t.Fatal(err)
+		}
+		if resp.Status != http.StatusBadRequest || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Fatalf("%s: %d %+v", body, resp.Status, resp.Error)
+		}
+	}
+}
