@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/access"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/principal"
@@ -21,36 +22,13 @@ type scope struct {
 	instructions *string
 	principal    string
 	caller       *principal.Principal // from authentication middleware, if any
-	tools        names
-	prompts      names
-	resources    names
-}
-
-// names is one kind's allow-list (nil: everything) and deny-list.
-type names struct{ allow, deny map[string]struct{} }
-
-func (n names) filtered() bool { return n.allow != nil || n.deny != nil }
-
-// permits reports whether any of keys (a name, or a resource's URI and
-// patterns) is allowed and none is hidden.
-func (n names) permits(keys ...string) bool {
-	allowed := n.allow == nil
-	for _, k := range keys {
-		if k == "" {
-			continue
-		}
-		if _, ok := n.deny[k]; ok {
-			return false
-		}
-		if _, ok := n.allow[k]; ok {
-			allowed = true
-		}
-	}
-	return allowed
+	tools        access.Names
+	prompts      access.Names
+	resources    access.Names
 }
 
 func (s *scope) filtered() bool {
-	return s.tools.filtered() || s.prompts.filtered() || s.resources.filtered()
+	return s.tools.Filtered() || s.prompts.Filtered() || s.resources.Filtered()
 }
 
 // Context is the per-request context handed to connect and to handlers.
@@ -143,35 +121,35 @@ func (c *Context) PutInstructions(s string) { c.writable().instructions = &s }
 // unknown tool. A name no tool is declared under is logged once, as a
 // warning: it is most likely a typo that hides a tool.
 func (c *Context) AllowTools(names ...string) {
-	c.writable().tools.allow = c.declaredSet(kindTool, names)
+	c.writable().tools.Allow = c.declaredSet(kindTool, names)
 }
 
 // HideTools hides the named tools from this caller, as AllowTools hides
 // the tools it does not name; the rest stay visible.
 func (c *Context) HideTools(names ...string) {
-	c.writable().tools.deny = c.declaredSet(kindTool, names)
+	c.writable().tools.Deny = c.declaredSet(kindTool, names)
 }
 
 // AllowPrompts allows this caller only the named prompts.
 func (c *Context) AllowPrompts(names ...string) {
-	c.writable().prompts.allow = c.declaredSet(kindPrompt, names)
+	c.writable().prompts.Allow = c.declaredSet(kindPrompt, names)
 }
 
 // HidePrompts hides the named prompts from this caller.
 func (c *Context) HidePrompts(names ...string) {
-	c.writable().prompts.deny = c.declaredSet(kindPrompt, names)
+	c.writable().prompts.Deny = c.declaredSet(kindPrompt, names)
 }
 
 // AllowResources allows this caller only the given resources, named by
 // URI or by template as declared. A skill is named by the URI of its
 // SKILL.md, which allows every file of the skill.
 func (c *Context) AllowResources(patterns ...string) {
-	c.writable().resources.allow = c.declaredSet(kindResource, patterns)
+	c.writable().resources.Allow = c.declaredSet(kindResource, patterns)
 }
 
 // HideResources hides the given resources, named as for AllowResources.
 func (c *Context) HideResources(patterns ...string) {
-	c.writable().resources.deny = c.declaredSet(kindResource, patterns)
+	c.writable().resources.Deny = c.declaredSet(kindResource, patterns)
 }
 
 // declaredSet makes a set of names, warning once about each name that no

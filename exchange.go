@@ -478,12 +478,12 @@ func (x *exchange) visible(d *declaration) bool {
 	return ok
 }
 
-func (s *scope) allowsTool(name string) bool { return s.tools.permits(name) }
+func (s *scope) allowsTool(name string) bool { return s.tools.Permits(name) }
 
-func (s *scope) allowsPrompt(name string) bool { return s.prompts.permits(name) }
+func (s *scope) allowsPrompt(name string) bool { return s.prompts.Permits(name) }
 
 // allowsResource: a resource is named by its URI, or by its declaration
 // (pattern as written or as RFC 6570 template).
 func (s *scope) allowsResource(d *declaration, uri string) bool {
-	return s.resources.permits(d.name, d.pattern.Template(), uri)
+	return s.resources.Permits(d.name, d.pattern.Template(), uri)
 }
