@@ -72,7 +72,7 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 	}
 	if sess != nil {
 		// The 2026-07-28 wire checks its params before connect runs.
-		if e := checkParams(m.Params); e != nil {
+		if e := handlers.CheckParams(m.Params); e != nil {
 			x.respond(handlers.Failed(e), true)
 			return
 		}

@@ -46,7 +46,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		refusal.Write(w, nil, refusal.ModernResponse)
 		return
 	}
-	if e := checkParams(m.Params); e != nil {
+	if e := handlers.CheckParams(m.Params); e != nil {
 		refusal.Write(w, m.ID, refusal.BadRequest(e))
 		return
 	}
