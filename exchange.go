@@ -8,8 +8,9 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
@@ -23,8 +24,8 @@ type exchange struct {
 	r      *Router
 	cat    *catalog
 	c      *Context
-	sess   *session // nil on the 2026-07-28 wire
-	ob     *outbox
+	sess   *session.Session // nil on the 2026-07-28 wire
+	ob     *stream.Stream
 	start  time.Time
 	cancel context.CancelFunc // ends a 2026-07-28 request's context
 	hid    bool               // scopes or a policy hid an item from this caller
@@ -36,7 +37,7 @@ var _ handlers.Server = (*exchange)(nil)
 
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
-func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message, call *modernCall) {
+func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modernCall) {
 	req := newRequest(m, sess, call)
 	var (
 		ctx    context.Context
@@ -45,7 +46,7 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 	if sess != nil {
 		// A dropped connection is no cancellation in a session: the
 		// client may resume the stream.
-		ctx, cancel = context.WithCancel(sess.ctx)
+		ctx, cancel = context.WithCancel(sess.Context())
 	} else {
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
@@ -61,7 +62,7 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 			x.respond(handlers.Fail(err), false)
 			return
 		}
-	} else if !sess.begin(m.ID, cancel) {
+	} else if !sess.Begin(m.ID, cancel) {
 		cancel()
 		x.respond(handlers.Fail(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
@@ -101,19 +102,19 @@ func (x *exchange) respond(reply handlers.Reply, registered bool) {
 		data = jsonrpc.AppendResult(nil, req.ID, body)
 	}
 	switch {
-	case registered && x.sess != nil && x.sess.end(req.ID):
+	case registered && x.sess != nil && x.sess.End(req.ID):
 		// The client cancelled the request: it wants no answer (MCP
 		// cancellation), but the stream still ends.
-		x.ob.send(nil, true)
+		x.ob.Send(nil, true)
 		code = jsonrpc.CodeRequestCancelled
 	case x.modern():
 		if code != 0 {
-			x.ob.status = modernStatus(code)
+			x.ob.SetStatus(modernStatus(code))
 		}
-		x.ob.send(data, true)
+		x.ob.Send(data, true)
 		x.cancel()
 	default:
-		x.ob.send(data, true)
+		x.ob.Send(data, true)
 	}
 	middleware.Note(x.c.http.Context(), middleware.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
@@ -273,8 +274,7 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 	if x.sess == nil {
 		return
 	}
-	x.sess.logLevel.Store(int32(l.Severity()))
-	if err := x.sess.setField(backplane.FieldLogLevel, l.Severity()); err != nil {
+	if err := x.sess.SetLevel(l); err != nil {
 		x.r.report(x.c.ctx, fmt.Errorf("logging/setLevel: %w", err), x.c.req)
 	}
 }
@@ -415,7 +415,7 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 			return ResourceNotFound(uri)
 		}
 	}
-	if err := x.sess.subscribe(uri, on); err != nil {
+	if err := x.sess.Subscribe(uri, on); err != nil {
 		return x.internal(fmt.Errorf("resources/subscribe: %w", err))
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -147,7 +148,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		}
 	}
 	if m.Method == handlers.MethodSubscriptionsListen {
-		r.serveListen(w, req, c, m, call)
+		r.serveListen(w, req, c, m)
 		return
 	}
 	if isTaskMethod(m.Method) {
@@ -161,11 +162,12 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 	call.requestState, call.responses = p.RequestState, p.InputResponses
 	call.inputAllowed = m.Method == handlers.MethodToolsCall || m.Method == handlers.MethodPromptsGet || m.Method == handlers.MethodResourcesRead
 
-	ob := newOutbox(r, nil, "", false)
-	ob.pending = 1
-	gen := ob.attachPOST(w)
+	ob := r.streams.New(stream.Options{Pending: 1})
+	gen := ob.AttachPOST(w)
 	r.dispatch(c, nil, ob, m, call)
-	r.await(w, req, nil, ob, gen, false)
+	if ob.Await(w, req, gen, false) {
+		ob.Drop()
+	}
 }
 
 // parseRequestMeta checks the _meta every 2026-07-28 request carries.

@@ -11,6 +11,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/middleware"
 )
@@ -28,7 +30,8 @@ type Router struct {
 
 	mu       sync.Mutex // serializes declaration changes
 	catalog  atomic.Pointer[catalog]
-	sessions sessionTable
+	sessions *session.Table
+	streams  *stream.Node
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
@@ -37,11 +40,8 @@ type Router struct {
 	tasks    taskTable // tasks extension
 
 	bp          backplane.Backplane
-	local       bool   // the backplane lives in this process only
-	node        string // this node's id, part of ids that must be unique across nodes
-	counter     atomic.Uint64
+	local       bool // the backplane lives in this process only
 	stopSub     func()
-	wakes       wakeups
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
 }
@@ -181,8 +181,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			logLevel: mcp.LevelInfo, guard: &middleware.HostGuardConfig{},
 			cache: cacheHint{scope: mcp.CachePublic}, stateTTL: 10 * time.Minute, taskTTL: 10 * time.Minute,
 		},
-		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
-		sessions: sessionTable{m: map[string]*session{}},
+		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
 	r.catalog.Store(&catalog{byTool: map[string]*declaration{}, byPrompt: map[string]*declaration{}, byURI: map[string]*declaration{}})
 	for _, o := range opts {
@@ -201,7 +200,10 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		r.bp = backplane.NewMemory()
 	}
 	_, r.local = r.bp.(*backplane.Memory)
-	r.node = randomID()[:6]
+	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
+		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
+	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
+		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session) { r.finish(s, EndTimeout) }})
 	stop, err := r.bp.Subscribe(r.onMessage)
 	if err != nil {
 		// Notifications and answers will not cross nodes until this
@@ -259,16 +261,16 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	for _, s := range r.sessions.all() {
+	for _, s := range r.sessions.All() {
 		if r.local {
 			_ = r.endSession(s, EndShutdown) // the sessions die with this process
 		} else {
-			s.stopLocal() // other nodes go on serving them
+			s.Stop() // other nodes go on serving them
 		}
 	}
 	r.stopSub()
 	for _, l := range r.listen.all() {
-		l.ob.stop()
+		l.ob.Stop()
 	}
 	for _, t := range r.tasks.all() {
 		t.stop()
@@ -277,16 +279,13 @@ func (r *Router) Shutdown(ctx context.Context) error {
 }
 
 // Sessions returns the number of sessions this node holds.
-func (r *Router) Sessions() int { return r.sessions.len() }
+func (r *Router) Sessions() int { return r.sessions.Len() }
 
 // StreamsAttached returns how many GET streams are attached to this node.
 func (r *Router) StreamsAttached() int {
 	n := 0
-	for _, s := range r.sessions.all() {
-		s.mu.Lock()
-		l := s.listen
-		s.mu.Unlock()
-		if l != nil && l.attached() {
+	for _, s := range r.sessions.All() {
+		if s.GetStreamAttached() {
 			n++
 		}
 	}

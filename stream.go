@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -15,8 +17,8 @@ import (
 // sent through it reach the client before the final reply; if the client's
 // connection drops, they are kept for it to resume.
 type Stream struct {
-	ob   *outbox
-	sess *session
+	ob   *stream.Stream
+	sess *session.Session
 	req  *Request
 	task *task // set while the work runs as a task
 }
@@ -26,7 +28,7 @@ func (s *Stream) sendNotification(method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
-	s.ob.send(jsonrpc.AppendRequest(nil, nil, method, p), false)
+	s.ob.Send(jsonrpc.AppendRequest(nil, nil, method, p), false)
 	return nil
 }
 
@@ -63,7 +65,7 @@ func (s *Stream) Notify(method string, params any) error { return s.sendNotifica
 // request: the client reconnects (GET with Last-Event-ID) after the retry
 // delay and receives what was sent meanwhile. Long-running work uses it
 // to avoid holding connections open (SSE polling, MCP 2025-11-25).
-func (s *Stream) CloseSSE() { s.ob.closeConn() }
+func (s *Stream) CloseSSE() { s.ob.CloseConn() }
 
 // Elicit asks the user, through the client, for input matching schema (a
 // flat JSON Schema object: a json.RawMessage, or any value that encodes to
@@ -157,8 +159,8 @@ func (s *Stream) call(ctx context.Context, method string, params, result any, va
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
-	id, ch := s.sess.await()
-	s.ob.send(jsonrpc.AppendRequest(nil, id, method, p), false)
+	id, ch := s.sess.Await()
+	s.ob.Send(jsonrpc.AppendRequest(nil, id, method, p), false)
 	select {
 	case m := <-ch:
 		if m.Error != nil {
@@ -169,7 +171,7 @@ func (s *Stream) call(ctx context.Context, method string, params, result any, va
 		}
 		return nil
 	case <-ctx.Done():
-		s.sess.forget(id)
+		s.sess.Forget(id)
 		// Tell the client it need not answer any more.
 		_ = s.sendNotification(handlers.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
 		return fmt.Errorf("specter: %s: %w", method, ctx.Err())
