@@ -2,7 +2,6 @@ package specter
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -151,27 +150,11 @@ func (r *Router) terminated(s *session.Session, reason string) {
 
 // onMessage handles what other nodes (and this one) publish.
 func (r *Router) onMessage(m *backplane.Message) {
-	switch m.Kind {
-	case backplane.KindNotify:
+	if m.Kind == backplane.KindNotify {
 		r.deliverNotify(m)
-	case backplane.KindAnswer:
-		if s := r.sessions.Get(m.Session); s != nil {
-			var msg jsonrpc.Message
-			if json.Unmarshal(m.Data, &msg) == nil {
-				s.Deliver(&msg)
-			}
-		}
-	case backplane.KindCancel:
-		if s := r.sessions.Get(m.Session); s != nil {
-			s.Cancel(jsonrpc.ID(m.ID))
-		}
-	case backplane.KindWake:
-		r.streams.Wake(m.Session, m.Stream)
-	case backplane.KindEnd:
-		if s := r.sessions.Get(m.Session); s != nil {
-			s.Stop()
-		}
+		return
 	}
+	r.sessions.Receive(m)
 }
 
 // publish sends a message to every node, logging a backplane failure.

@@ -291,3 +291,22 @@ func (r *Router) StreamsAttached() int {
 	}
 	return n
 }
+
+// capabilities are what the server offers every session-era client.
+func (r *Router) capabilities() mcp.ServerCapabilities {
+	return mcp.ServerCapabilities{
+		Logging: &struct{}{}, Completions: &struct{}{},
+		Tools:     &mcp.ListChangedCapability{ListChanged: true},
+		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
+		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+	}
+}
+
+// instructionsFor returns the instructions for a caller: connect's, or
+// the router's.
+func (r *Router) instructionsFor(s *scope) string {
+	if s.instructions != nil {
+		return *s.instructions
+	}
+	return r.instructions
+}

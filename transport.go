@@ -204,22 +204,6 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	middleware.Note(req.Context(), middleware.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: c.scope.principal, Duration: time.Since(start)})
 }
 
-func (r *Router) capabilities() mcp.ServerCapabilities {
-	return mcp.ServerCapabilities{
-		Logging: &struct{}{}, Completions: &struct{}{},
-		Tools:     &mcp.ListChangedCapability{ListChanged: true},
-		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
-		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
-	}
-}
-
-func (r *Router) instructionsFor(s *scope) string {
-	if s.instructions != nil {
-		return *s.instructions
-	}
-	return r.instructions
-}
-
 func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 	if !stream.Accepts(req.Header.Get("Accept"), "text/event-stream") {
 		jsonrpc.WriteError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))

@@ -25,6 +25,31 @@ func (s *Session) Answer(m *jsonrpc.Message) {
 	}
 }
 
+// Receive handles a message another node (or this one) published for a
+// session or its streams: an answer to a server request, a cancellation,
+// a stream's wake-up, the session's end. Notifications are not its job.
+func (t *Table) Receive(m *backplane.Message) {
+	if m.Kind == backplane.KindWake {
+		t.cfg.Streams.Wake(m.Session, m.Stream)
+		return
+	}
+	s := t.Get(m.Session)
+	if s == nil {
+		return
+	}
+	switch m.Kind {
+	case backplane.KindAnswer:
+		var msg jsonrpc.Message
+		if json.Unmarshal(m.Data, &msg) == nil {
+			s.Deliver(&msg)
+		}
+	case backplane.KindCancel:
+		s.Cancel(jsonrpc.ID(m.ID))
+	case backplane.KindEnd:
+		s.Stop()
+	}
+}
+
 // Notification acts on a client notification: notifications/cancelled
 // cancels the request here or, on a shared backplane, on the node that
 // runs it. Others are ignored, as the spec asks.
