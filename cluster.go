@@ -55,37 +55,24 @@ func errUnavailable() *jsonrpc.Error {
 }
 
 // lookup finds a session for a request: this node's copy, refreshed from
-// the backplane (another node may have changed or ended it).
+// the backplane (another node may have changed or ended it). It does not
+// touch the session: only its owner's requests do (see touch).
 func (r *Router) lookup(ctx context.Context, id string) (*session.Session, error) {
 	if !session.ValidID(id) {
 		// Ids this server never issues are unknown without asking the
 		// backplane, where they would become key names.
 		return nil, backplane.ErrNotFound
 	}
-	if !r.local {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, stream.CallTimeout)
-		defer cancel()
-	}
 	if s := r.sessions.Get(id); s != nil && r.local {
-		// A single-process backplane changes only through this node.
-		if err := r.bp.TouchSession(ctx, id, r.cfg.sessionTimeout); err != nil {
-			if errors.Is(err, backplane.ErrNotFound) {
-				r.finish(s, EndTimeout)
-			}
-			return nil, err
-		}
-		s.Touch()
-		return s, nil
+		return s, nil // a single-process backplane changes only through this node
 	}
+	ctx, cancel := context.WithTimeout(ctx, stream.CallTimeout)
+	defer cancel()
 	rec, err := r.bp.LoadSession(ctx, id)
 	if err != nil {
 		if s := r.sessions.Get(id); s != nil && errors.Is(err, backplane.ErrNotFound) {
 			s.Stop()
 		}
-		return nil, err
-	}
-	if err := r.bp.TouchSession(ctx, id, r.cfg.sessionTimeout); err != nil {
 		return nil, err
 	}
 	s := r.sessions.Get(id)
@@ -94,8 +81,25 @@ func (r *Router) lookup(ctx context.Context, id string) (*session.Session, error
 		s.WatchIdle()
 	}
 	s.Refresh(rec)
-	s.Touch()
 	return s, nil
+}
+
+// touch keeps a session alive for its owner's request. A record that
+// expired meanwhile ends the session.
+func (r *Router) touch(ctx context.Context, s *session.Session) error {
+	if !r.local {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, stream.CallTimeout)
+		defer cancel()
+	}
+	if err := r.bp.TouchSession(ctx, s.ID(), r.cfg.sessionTimeout); err != nil {
+		if errors.Is(err, backplane.ErrNotFound) && r.local {
+			r.finish(s, EndTimeout)
+		}
+		return err
+	}
+	s.Touch()
+	return nil
 }
 
 // writeLookupError answers a request whose session could not be found.

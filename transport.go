@@ -77,19 +77,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 
-	var sess *session.Session
-	if sid := req.Header.Get(HeaderSessionID); sid != "" {
-		var err error
-		if sess, err = r.lookup(req.Context(), sid); err != nil {
-			writeLookupError(w, firstID(msgs), err)
-			return
-		}
-	}
-	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		jsonrpc.WriteError(w, http.StatusBadRequest, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
-		return
-	}
-	c, ok := r.runConnect(w, req, firstID(msgs))
+	sess, c, ok := r.sessionFor(w, req, firstID(msgs))
 	if !ok {
 		return
 	}
@@ -97,15 +85,10 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		r.postWithoutSession(w, req, c, msgs, batch)
 		return
 	}
-	if sess.Principal() != c.scope.principal {
-		jsonrpc.WriteError(w, http.StatusNotFound, firstID(msgs), jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one"))
-		return
-	}
 	if batch && !mcp.AllowsBatch(sess.Version()) {
 		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported in protocol version %s", sess.Version()))
 		return
 	}
-	sess.Touch()
 	sess.SetAccess(c.scope)
 
 	requests := 0
@@ -209,7 +192,7 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 		jsonrpc.WriteError(w, http.StatusNotAcceptable, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Acceptable: Accept must list text/event-stream"))
 		return
 	}
-	sess, c, ok := r.sessionFor(w, req)
+	sess, c, ok := r.sessionFor(w, req, nil)
 	if !ok {
 		return
 	}
@@ -224,7 +207,7 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 }
 
 func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
-	sess, _, ok := r.sessionFor(w, req)
+	sess, _, ok := r.sessionFor(w, req, nil)
 	if !ok {
 		return
 	}
@@ -235,29 +218,41 @@ func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// sessionFor finds the session a GET or DELETE names and runs connect.
-func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session.Session, *Context, bool) {
+// sessionFor finds the session a request names in Mcp-Session-Id, if
+// any, runs connect, and checks that the caller owns the session: a
+// session of another principal answers exactly like an unknown one, and
+// only its owner's requests keep it alive. A GET or DELETE must name one.
+func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (*session.Session, *Context, bool) {
 	sid := req.Header.Get(HeaderSessionID)
-	if sid == "" {
+	if sid == "" && req.Method != http.MethodPost {
 		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required"))
 		return nil, nil, false
 	}
+	var sess *session.Session
+	if sid != "" {
+		var err error
+		if sess, err = r.lookup(req.Context(), sid); err != nil {
+			writeLookupError(w, id, err)
+			return nil, nil, false
+		}
+	}
 	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		jsonrpc.WriteError(w, http.StatusBadRequest, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q", v))
+		jsonrpc.WriteError(w, http.StatusBadRequest, id, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", ")))
 		return nil, nil, false
 	}
-	sess, err := r.lookup(req.Context(), sid)
-	if err != nil {
-		writeLookupError(w, nil, err)
-		return nil, nil, false
-	}
-	c, ok := r.runConnect(w, req, nil)
+	c, ok := r.runConnect(w, req, id)
 	if !ok {
 		return nil, nil, false
 	}
-	if sess.Principal() != c.scope.principal {
-		jsonrpc.WriteError(w, http.StatusNotFound, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session"))
-		return nil, nil, false
+	if sess != nil {
+		err := backplane.ErrNotFound
+		if sess.Principal() == c.scope.principal {
+			err = r.touch(req.Context(), sess)
+		}
+		if err != nil {
+			writeLookupError(w, id, err)
+			return nil, nil, false
+		}
 	}
 	return sess, c, true
 }
