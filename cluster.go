@@ -92,14 +92,11 @@ func (r *Router) touch(ctx context.Context, s *session.Session) error {
 		ctx, cancel = context.WithTimeout(ctx, stream.CallTimeout)
 		defer cancel()
 	}
-	if err := r.bp.TouchSession(ctx, s.ID(), r.cfg.sessionTimeout); err != nil {
-		if errors.Is(err, backplane.ErrNotFound) && r.local {
-			r.finish(s, EndTimeout)
-		}
-		return err
+	err := s.Extend(ctx)
+	if errors.Is(err, backplane.ErrNotFound) && r.local {
+		r.finish(s, EndTimeout)
 	}
-	s.Touch()
-	return nil
+	return err
 }
 
 // writeLookupError answers a request whose session could not be found.

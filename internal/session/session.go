@@ -34,6 +34,7 @@ type Session struct {
 	cancel    context.CancelFunc
 
 	lastActive atomic.Int64 // unix nanoseconds, of this node's last use
+	extended   atomic.Int64 // unix nanoseconds, of the use the shared record was last extended for
 	busy       atomic.Int32 // attached connections and running requests here
 	logLevel   atomic.Int32 // mcp severity
 	access     atomic.Value // connect's decisions from the latest request, for notifications
@@ -124,6 +125,26 @@ func (s *Session) Refresh(rec *backplane.Session) {
 
 // Touch marks the session used now.
 func (s *Session) Touch() { s.lastActive.Store(time.Now().UnixNano()) }
+
+// Extend keeps the session alive for a request: its shared record lives
+// for the timeout from now, and the session is marked used now. It fails
+// with backplane.ErrNotFound for a record that expired meanwhile.
+func (s *Session) Extend(ctx context.Context) error { return s.extend(ctx, s.t.cfg.Timeout, true) }
+
+// extend makes the shared record live for ttl from now; used marks the
+// session used now. Marked after the call, the last use is never older
+// than the record's extension, so the idle check sees the record expire.
+func (s *Session) extend(ctx context.Context, ttl time.Duration, used bool) error {
+	if err := s.t.cfg.Backplane.TouchSession(ctx, s.id, ttl); err != nil {
+		return err
+	}
+	now := time.Now().UnixNano()
+	if used {
+		s.lastActive.Store(now)
+	}
+	s.extended.Store(now)
+	return nil
+}
 
 // Enter marks the session busy (a request or stream is live here) until
 // the matching Leave: a busy session does not time out.

@@ -180,3 +180,19 @@ func TestIdleSessionExpires(t *testing.T) {
 		t.Fatal("another session expired")
 	}
 }
+
+func TestBusySessionKeepsItsRecord(t *testing.T) {
+	const timeout = 20 * time.Millisecond
+	expired := make(chan *session.Session, 1)
+	_, s, bp := newTable(t, timeout, func(s *session.Session) { expired <- s })
+	s.Enter() // a stream is open here
+	s.WatchIdle()
+	time.Sleep(10 * timeout)
+	if _, err := bp.LoadSession(t.Context(), s.ID()); err != nil {
+		t.Fatalf("the record of a busy session: %v", err)
+	}
+	s.Leave()
+	if got := <-expired; got != s {
+		t.Fatal("another session expired")
+	}
+}

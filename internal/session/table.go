@@ -100,8 +100,8 @@ func (t *Table) Len() int {
 	return len(t.m)
 }
 
-// WatchIdle starts the idle timer, once: the session is checked after it
-// has been idle here for the timeout.
+// WatchIdle starts the idle timer, once: the session is checked every
+// half timeout (see checkIdle).
 func (s *Session) WatchIdle() {
 	d := s.t.cfg.Timeout
 	if d <= 0 {
@@ -109,40 +109,66 @@ func (s *Session) WatchIdle() {
 	}
 	s.mu.Lock()
 	if s.timer == nil && !s.ended {
-		s.timer = time.AfterFunc(d, s.checkIdle)
+		s.timer = time.AfterFunc(d/2, s.checkIdle)
 	}
 	s.mu.Unlock()
 }
 
-// checkIdle keeps a busy session alive, and otherwise lets this node
+// checkIdle keeps a session in use alive, and otherwise lets this node
 // forget it; if the shared record expired too, the session has ended.
+//
+// It runs every half timeout and extends the shared record before it can
+// expire under a session in use: for twice the timeout while work or a
+// stream is live here (a late timer cannot let it lapse), and to the
+// timeout after the last use when the session was used since the record
+// was last extended (a request ended). A session thus ends between one
+// and one and a half timeouts after its last use.
 func (s *Session) checkIdle() {
 	cfg := &s.t.cfg
 	d := cfg.Timeout
-	idle := time.Since(time.Unix(0, s.lastActive.Load()))
+	busy := s.busy.Load() > 0
+	last := s.lastActive.Load()
+	idle := time.Since(time.Unix(0, last))
 	ctx, cancel := cfg.Streams.Context()
 	defer cancel()
-	if s.busy.Load() > 0 || idle < d {
-		if s.busy.Load() > 0 {
-			// Work or a stream is live here: the session is in use.
-			_ = cfg.Backplane.TouchSession(ctx, s.id, d)
-			s.Touch()
-			idle = 0
+	if busy || idle < d {
+		var err error
+		switch {
+		case busy:
+			err = s.extend(ctx, 2*d, true)
+		case last > s.extended.Load():
+			err = s.extend(ctx, d-idle, false)
 		}
-		s.resetTimer(d - idle)
+		if errors.Is(err, backplane.ErrNotFound) {
+			s.expired() // ended on another node, or the backplane lost it
+			return
+		} else if err != nil {
+			cfg.Log.Warn().Err(err).Str("session", s.id).Msg("mcp session: its shared record could not be extended; retrying")
+		}
+		s.resetTimer(d / 2)
 		return
 	}
 	if _, err := cfg.Backplane.LoadSession(ctx, s.id); errors.Is(err, backplane.ErrNotFound) {
-		if cfg.Expired != nil {
-			cfg.Expired(s)
-		}
+		s.expired()
 		return
 	} else if err != nil {
 		s.resetTimer(d) // the backplane is down; look again later
 		return
+	} else if s.extended.Load() >= last && idle < 2*d {
+		s.resetTimer(d / 2) // the record lives on this node's last extension
+		return
 	}
 	// Another node served it since: this node just lets go.
 	s.Stop()
+}
+
+// expired ends a session whose shared record is gone.
+func (s *Session) expired() {
+	if s.t.cfg.Expired != nil {
+		s.t.cfg.Expired(s)
+	} else {
+		s.Stop()
+	}
 }
 
 func (s *Session) resetTimer(d time.Duration) {
