@@ -41,9 +41,6 @@ type Node struct {
 // NewNode returns a Node configured by cfg.
 func NewNode(cfg Config) *Node { return &Node{cfg: cfg} }
 
-// Config returns the node's configuration.
-func (n *Node) Config() *Config { return &n.cfg }
-
 // CallTimeout bounds one backplane call on the request path, so a
 // backplane that is down fails requests quickly instead of hanging them.
 const CallTimeout = 3 * time.Second
