@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/access"
+	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/principal"
@@ -48,7 +48,7 @@ type Context struct {
 	scope   *scope
 	shared  bool // scope belongs to the HTTP request; copy before writing
 	req     *Request
-	sess    *session
+	sess    *session.Session
 	stream  *Stream
 	next    string
 	hasNext bool
@@ -212,13 +212,13 @@ func (c *Context) asker() *Stream { return c.stream }
 // Session is an MCP session as handlers see it: an id, and data that
 // lives as long as the session. The data is shared by every node of a
 // deployment, so values are stored as JSON.
-type Session struct{ s *session }
+type Session struct{ s *session.Session }
 
 // ID returns the Mcp-Session-Id.
-func (s *Session) ID() string { return s.s.id }
+func (s *Session) ID() string { return s.s.ID() }
 
 // Principal returns the caller that created the session, or "".
-func (s *Session) Principal() string { return s.s.principal }
+func (s *Session) Principal() string { return s.s.Principal() }
 
 // Store stores value (anything that encodes to JSON) under key, for every
 // node of the deployment.
@@ -227,24 +227,16 @@ func (s *Session) Store(key string, value any) error {
 	if err != nil {
 		return fmt.Errorf("specter: session data %q: %w", key, err)
 	}
-	if err := s.s.setField(backplane.DataField(key), json.RawMessage(raw)); err != nil {
+	if err := s.s.Store(key, raw); err != nil {
 		return fmt.Errorf("specter: session data %q: %w", key, err)
 	}
-	s.s.mu.Lock()
-	if s.s.data == nil {
-		s.s.data = map[string]json.RawMessage{}
-	}
-	s.s.data[key] = raw
-	s.s.mu.Unlock()
 	return nil
 }
 
 // Load decodes the value stored under key into dst and reports whether
 // there was one.
 func (s *Session) Load(key string, dst any) (bool, error) {
-	s.s.mu.Lock()
-	raw, ok := s.s.data[key]
-	s.s.mu.Unlock()
+	raw, ok := s.s.Load(key)
 	if !ok {
 		return false, nil
 	}

@@ -9,12 +9,13 @@ import (
 	"slices"
 	"time"
 
-	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -27,8 +28,8 @@ type exchange struct {
 	r      *Router
 	cat    *catalog.Catalog[*declaration]
 	c      *Context
-	sess   *session // nil on the 2026-07-28 wire
-	ob     *outbox
+	sess   *session.Session // nil on the 2026-07-28 wire
+	ob     *stream.Stream
 	start  time.Time
 	cancel context.CancelFunc // ends a 2026-07-28 request's context
 	hid    bool               // scopes or a policy hid an item from this caller
@@ -40,7 +41,7 @@ var _ handlers.Server = (*exchange)(nil)
 
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
-func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.Message, call *modern.Call) {
+func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
 	req := newRequest(m, sess, call)
 	var (
 		ctx    context.Context
@@ -49,13 +50,13 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 	if sess != nil {
 		// A dropped connection is no cancellation in a session: the
 		// client may resume the stream.
-		ctx, cancel = context.WithCancel(sess.ctx)
+		ctx, cancel = context.WithCancel(sess.Context())
 	} else {
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
 	c := &Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, scope: conn.scope, shared: true, req: req, sess: sess}
-	c.stream = &Stream{ctx: ctx, ob: ob, sess: sess, req: req}
+	c.stream = &Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
 	x := &exchange{r: r, cat: r.catalog.Load(), c: c, sess: sess, ob: ob, start: time.Now()}
 	lookup := handlers.Lookup
 	if sess == nil {
@@ -65,7 +66,7 @@ func (r *Router) dispatch(conn *Context, sess *session, ob *outbox, m *jsonrpc.M
 			x.respond(handlers.Failed(err), false)
 			return
 		}
-	} else if !sess.begin(m.ID, cancel) {
+	} else if !sess.Begin(m.ID, cancel) {
 		cancel()
 		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
@@ -112,19 +113,19 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 		data = jsonrpc.AppendResult(nil, req.ID, body)
 	}
 	switch {
-	case registered && x.sess != nil && x.sess.end(req.ID):
+	case registered && x.sess != nil && x.sess.End(req.ID):
 		// The client cancelled the request: it wants no answer (MCP
 		// cancellation), but the stream still ends.
-		x.ob.send(nil, true)
+		x.ob.Send(nil, true)
 		code = jsonrpc.CodeRequestCancelled
 	case x.modern():
 		if code != 0 {
-			x.ob.status = modern.Status(code)
+			x.ob.SetStatus(modern.Status(code))
 		}
-		x.ob.send(data, true)
+		x.ob.Send(data, true)
 		x.cancel()
 	default:
-		x.ob.send(data, true)
+		x.ob.Send(data, true)
 	}
 	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
@@ -283,8 +284,7 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 	if x.sess == nil {
 		return
 	}
-	x.sess.logLevel.Store(int32(l.Severity()))
-	if err := x.sess.setField(backplane.FieldLogLevel, l.Severity()); err != nil {
+	if err := x.sess.SetLevel(l); err != nil {
 		x.r.report(x.c.ctx, fmt.Errorf("logging/setLevel: %w", err), x.c.req)
 	}
 }
@@ -433,7 +433,7 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 			return ResourceNotFound(uri)
 		}
 	}
-	if err := x.sess.subscribe(uri, on); err != nil {
+	if err := x.sess.Subscribe(uri, on); err != nil {
 		return x.internal(fmt.Errorf("resources/subscribe: %w", err))
 	}
 	return nil

@@ -8,10 +8,10 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter/handlers"
-	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/sse"
 )
 
 // listener is one open subscriptions/listen stream (2026-07-28).
@@ -19,7 +19,7 @@ type listener struct {
 	id     jsonrpc.ID
 	filter mcp.SubscriptionFilter
 	scope  *scope
-	ob     *outbox
+	ob     *stream.Stream
 }
 
 // listeners is the set of open listen streams of a router.
@@ -56,19 +56,19 @@ func (r *Router) Listeners() int {
 // serveListen answers subscriptions/listen with a stream that stays open:
 // an acknowledgement first, then the change notifications the client
 // asked for, each tagged with the subscription id (the request id).
-func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Context, m *jsonrpc.Message, _ *modern.Call) {
+func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Context, m *jsonrpc.Message) {
 	var p mcp.SubscriptionsListenParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
-			jsonrpc.WriteError(w, http.StatusBadRequest, m.ID, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", jsonrpc.DescribeParams(err)))
+			refusal.Write(w, m.ID, refusal.InvalidParams(err))
 			return
 		}
 	}
 	if r.closing.Load() {
-		jsonrpc.WriteError(w, http.StatusServiceUnavailable, m.ID, jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down"))
+		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
-	l := &listener{id: m.ID, filter: p.Notifications, scope: c.scope, ob: newOutbox(r, nil, "", true)}
+	l := &listener{id: m.ID, filter: p.Notifications, scope: c.scope, ob: r.streams.New(stream.Options{Standalone: true})}
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,
@@ -76,26 +76,14 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 	// The acknowledgement is the first frame, and the listener is
 	// registered before the client can see it: the stream keeps both for
 	// its connection, in order, until the connection attaches.
-	l.ob.send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
+	l.ob.Send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
 	r.listen.add(l)
-	if sw, err := sse.Hijack(w); err == nil {
-		// The stream lives on its own connection until the client
-		// leaves or the router shuts down; nothing waits here.
-		l.ob.attachHijacked(sw, 0, func() { r.listen.remove(l) })
-		if r.closing.Load() {
-			l.ob.stop() // Shutdown may have missed it
-		}
-		return
+	// The stream lives until the client leaves or the router shuts
+	// down; on a hijacked connection nothing waits here.
+	l.ob.Serve(w, req, 0, func() { r.listen.remove(l) })
+	if r.closing.Load() || !l.ob.Attached() {
+		l.ob.Stop() // over, or Shutdown may have missed it
 	}
-	defer r.listen.remove(l)
-	gen := l.ob.attachStream(w, 0)
-	select {
-	case <-req.Context().Done():
-	case <-l.ob.kick:
-	case <-l.ob.done: // the router shut down
-	}
-	l.ob.detach(gen)
-	l.ob.stop()
 }
 
 // notification encodes a change notification for a listener: its params

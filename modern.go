@@ -8,6 +8,7 @@ import (
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 )
 
@@ -81,7 +82,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		}
 	}
 	if m.Method == handlers.MethodSubscriptionsListen {
-		r.serveListen(w, req, c, m, call)
+		r.serveListen(w, req, c, m)
 		return
 	}
 	if isTaskMethod(m.Method) {
@@ -95,11 +96,12 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 	call.RequestState, call.Responses = p.RequestState, p.InputResponses
 	call.InputAllowed = m.Method == handlers.MethodToolsCall || m.Method == handlers.MethodPromptsGet || m.Method == handlers.MethodResourcesRead
 
-	ob := newOutbox(r, nil, "", false)
-	ob.pending = 1
-	gen := ob.attachPOST(w)
+	ob := r.streams.New(stream.Options{Pending: 1})
+	gen := ob.AttachPOST(w)
 	r.dispatch(c, nil, ob, m, call)
-	r.await(w, req, nil, ob, gen, false)
+	if ob.Await(w, req, gen, false) {
+		ob.Drop()
+	}
 }
 
 // nameOf returns what Mcp-Name must carry for method.

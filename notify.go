@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/session"
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -74,14 +75,14 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 	o := notifyOptions{principal: m.Principal, targeted: m.Targeted}
 	if m.Method != handlers.NotificationResourceUpdated {
 		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
-		for _, s := range r.sessions.all() {
-			if o.reaches(s.principal) {
-				s.notify(msg)
+		for _, s := range r.sessions.All() {
+			if o.reaches(s.Principal()) {
+				s.Notify(msg)
 			}
 		}
 		for _, l := range r.listen.all() {
 			if l.wants(m.Method) && o.reaches(l.scope.principal) {
-				l.ob.notice(l.notification(m.Method, nil))
+				l.ob.Notice(l.notification(m.Method, nil))
 			}
 		}
 		return
@@ -97,42 +98,36 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 		ok, _ := sc.permits(d)
 		return ok && sc.allowsResource(d, uri)
 	}
-	for _, s := range r.sessions.all() {
-		if !o.reaches(s.principal) || !r.subscribedNow(s, uri) {
+	for _, s := range r.sessions.All() {
+		if !o.reaches(s.Principal()) || !r.subscribedNow(s, uri) {
 			continue
 		}
-		s.mu.Lock()
-		sc := s.scope
-		s.mu.Unlock()
-		if allowed(sc) {
-			s.notify(msg)
+		if sc, _ := s.Access().(*scope); allowed(sc) {
+			s.Notify(msg)
 		}
 	}
 	for _, l := range r.listen.all() {
 		if l.subscribed(uri) && o.reaches(l.scope.principal) && allowed(l.scope) {
-			l.ob.notice(l.notification(handlers.NotificationResourceUpdated, map[string]any{"uri": uri}))
+			l.ob.Notice(l.notification(handlers.NotificationResourceUpdated, map[string]any{"uri": uri}))
 		}
 	}
 }
 
 // subscribedNow reports whether s is subscribed to uri; a client may have
 // subscribed through another node, so a shared backplane is asked.
-func (r *Router) subscribedNow(s *session, uri string) bool {
-	s.mu.Lock()
-	listening := s.listen != nil
-	s.mu.Unlock()
-	if !listening {
+func (r *Router) subscribedNow(s *session.Session, uri string) bool {
+	if !s.HasGetStream() {
 		return false // no stream to deliver on here
 	}
 	if !r.local {
 		ctx, cancel := r.bpContext()
-		rec, err := r.bp.LoadSession(ctx, s.id)
+		rec, err := r.bp.LoadSession(ctx, s.ID())
 		cancel()
 		if err == nil {
-			s.refresh(rec)
+			s.Refresh(rec)
 		}
 	}
-	return s.subscribed(uri)
+	return s.Subscribed(uri)
 }
 
 // changed notifies listeners after a declaration was added or removed.

@@ -46,10 +46,10 @@ func (s *scope) permits(d *declaration) (ok bool, missing []string) {
 const CodeForbidden = jsonrpc.CodeForbidden
 
 func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
-	x.ob.status = 403
+	x.ob.SetStatus(403)
 	msg := "Forbidden: you may not use this " + d.kind.String()
 	if len(missing) > 0 {
-		x.ob.header("WWW-Authenticate", x.r.challenge(x.c.http, bearer.CodeInsufficientScope, strings.Join(missing, " ")))
+		x.ob.SetHeader("WWW-Authenticate", x.r.challenge(x.c.http, bearer.CodeInsufficientScope, strings.Join(missing, " ")))
 		msg += "; it needs the scope " + strings.Join(missing, " ")
 	}
 	return jsonrpc.Errorf(CodeForbidden, "%s", msg)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -36,7 +37,7 @@ func (r *Request) Modern() bool { return r.modern != nil }
 
 // logLevel is the least severe level sent to the client for this request,
 // and whether logging is on at all.
-func (r *Request) logLevel(s *session) (mcp.LoggingLevel, bool) {
+func (r *Request) logLevel(s *session.Session) (mcp.LoggingLevel, bool) {
 	if r.modern != nil {
 		// 2026-07-28: a request without a log level gets no log messages.
 		return r.modern.Meta.LogLevel, r.modern.Meta.LogLevel != ""
@@ -44,7 +45,7 @@ func (r *Request) logLevel(s *session) (mcp.LoggingLevel, bool) {
 	if s == nil {
 		return "", false
 	}
-	return s.level(), true
+	return s.Level(), true
 }
 
 // Cursor is the pagination cursor the client sent ("" for the first page).
@@ -59,11 +60,11 @@ type envelope struct {
 	Meta      json.RawMessage `json:"_meta"`
 }
 
-func newRequest(m *jsonrpc.Message, s *session, call *modern.Call) *Request {
+func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Request {
 	req := &Request{ID: m.ID, Method: m.Method, modern: call}
 	switch {
 	case s != nil:
-		req.Version, req.SessionID, req.ClientInfo, req.ClientCapabilities = s.version, s.id, s.client, s.caps
+		req.Version, req.SessionID, req.ClientInfo, req.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
 	case call != nil:
 		req.Version = call.Meta.ProtocolVersion
 		if call.Meta.ClientInfo != nil {

@@ -14,6 +14,8 @@ import (
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/hostguard"
 	"github.com/specter-mcp/specter/internal/seal"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -31,7 +33,8 @@ type Router struct {
 
 	mu       sync.Mutex // serializes declaration changes
 	catalog  atomic.Pointer[catalog.Catalog[*declaration]]
-	sessions sessionTable
+	sessions *session.Table
+	streams  *stream.Node
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
@@ -40,11 +43,8 @@ type Router struct {
 	tasks    task.Table // tasks extension
 
 	bp          backplane.Backplane
-	local       bool   // the backplane lives in this process only
-	node        string // this node's id, part of ids that must be unique across nodes
-	counter     atomic.Uint64
+	local       bool // the backplane lives in this process only
 	stopSub     func()
-	wakes       wakeups
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
 
@@ -214,8 +214,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			logLevel: mcp.LevelInfo,
 			cache:    cacheHint{scope: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
 		},
-		log:      zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
-		sessions: sessionTable{m: map[string]*session{}},
+		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
 	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
@@ -233,7 +232,10 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		r.bp = backplane.NewMemory()
 	}
 	r.local = r.bp.Sharing() == backplane.InProcess
-	r.node = randomID()[:6]
+	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
+		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
+	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
+		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session) { r.finish(s, EndTimeout) }})
 	stop, err := r.bp.Subscribe(r.onMessage)
 	if err != nil {
 		// Notifications and answers will not cross nodes until this
@@ -295,16 +297,16 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	for _, s := range r.sessions.all() {
+	for _, s := range r.sessions.All() {
 		if r.local {
 			_ = r.endSession(s, EndShutdown) // the sessions die with this process
 		} else {
-			s.stopLocal() // other nodes go on serving them
+			s.Stop() // other nodes go on serving them
 		}
 	}
 	r.stopSub()
 	for _, l := range r.listen.all() {
-		l.ob.stop()
+		l.ob.Stop()
 	}
 	for _, t := range r.tasks.All() {
 		t.Stop()
@@ -313,18 +315,34 @@ func (r *Router) Shutdown(ctx context.Context) error {
 }
 
 // Sessions returns the number of sessions this node holds.
-func (r *Router) Sessions() int { return r.sessions.len() }
+func (r *Router) Sessions() int { return r.sessions.Len() }
 
 // StreamsAttached returns how many GET streams are attached to this node.
 func (r *Router) StreamsAttached() int {
 	n := 0
-	for _, s := range r.sessions.all() {
-		s.mu.Lock()
-		l := s.listen
-		s.mu.Unlock()
-		if l != nil && l.attached() {
+	for _, s := range r.sessions.All() {
+		if s.GetStreamAttached() {
 			n++
 		}
 	}
 	return n
+}
+
+// capabilities are what the server offers every session-era client.
+func (r *Router) capabilities() mcp.ServerCapabilities {
+	return mcp.ServerCapabilities{
+		Logging: &struct{}{}, Completions: &struct{}{},
+		Tools:     &mcp.ListChangedCapability{ListChanged: true},
+		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
+		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+	}
+}
+
+// instructionsFor returns the instructions for a caller: connect's, or
+// the router's.
+func (r *Router) instructionsFor(s *scope) string {
+	if s.instructions != nil {
+		return *s.instructions
+	}
+	return r.instructions
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -21,11 +23,12 @@ import (
 // A Stream is a context.Context, the context of the work it belongs to:
 // pass it to anything that takes one.
 type Stream struct {
-	ctx  context.Context
-	ob   *outbox
-	sess *session
-	req  *Request
-	task *task.Task // set while the work runs as a task
+	ctx     context.Context
+	ob      *stream.Stream
+	sess    *session.Session
+	timeout time.Duration // how long to wait for a client's answer in a session
+	req     *Request
+	task    *task.Task // set while the work runs as a task
 }
 
 // Deadline implements context.Context.
@@ -47,7 +50,7 @@ func (s *Stream) sendNotification(method string, params any) error {
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
-	s.ob.send(jsonrpc.AppendRequest(nil, nil, method, p), false)
+	s.ob.Send(jsonrpc.AppendRequest(nil, nil, method, p), false)
 	return nil
 }
 
@@ -84,7 +87,7 @@ func (s *Stream) Notify(method string, params any) error { return s.sendNotifica
 // request: the client reconnects (GET with Last-Event-ID) after the retry
 // delay and receives what was sent meanwhile. Long-running work uses it
 // to avoid holding connections open (SSE polling, MCP 2025-11-25).
-func (s *Stream) CloseSSE() { s.ob.closeConn() }
+func (s *Stream) CloseSSE() { s.ob.CloseConn() }
 
 // Elicit asks the user, through the client, for input matching schema,
 // and returns the answer validated by that schema, with its defaults, when
@@ -207,9 +210,9 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
-	id, ch := s.sess.await()
-	s.ob.send(jsonrpc.AppendRequest(nil, id, method, p), false)
-	timeout := time.NewTimer(s.sess.r.cfg.stateTTL)
+	id, ch := s.sess.Await()
+	s.ob.Send(jsonrpc.AppendRequest(nil, id, method, p), false)
+	timeout := time.NewTimer(s.timeout)
 	defer timeout.Stop()
 	var why error
 	select {
@@ -225,14 +228,14 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 		}
 		return nil
 	case <-timeout.C:
-		why = fmt.Errorf("%w: %s got no answer within %v", ErrInputTimeout, method, s.sess.r.cfg.stateTTL)
+		why = fmt.Errorf("%w: %s got no answer within %v", ErrInputTimeout, method, s.timeout)
 	case <-ctx.Done():
 		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
-		if s.sess.ctx.Err() != nil {
+		if s.sess.Context().Err() != nil {
 			why = fmt.Errorf("%w: %s", ErrSessionEnded, method)
 		}
 	}
-	s.sess.forget(id)
+	s.sess.Forget(id)
 	// Tell the client it need not answer any more.
 	_ = s.sendNotification(handlers.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
 	return why

@@ -2,10 +2,8 @@ package specter
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 	"sync"
@@ -20,10 +18,11 @@ import (
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/principal"
-	"github.com/specter-mcp/specter/sse"
 )
 
 // HTTP headers of the Streamable HTTP transport.
@@ -50,11 +49,11 @@ func (r *Router) serveHTTP(w http.ResponseWriter, req *http.Request) {
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
-	if !isMediaType(req.Header.Get("Content-Type"), "application/json") {
+	if !stream.IsMediaType(req.Header.Get("Content-Type"), "application/json") {
 		refusal.Write(w, nil, refusal.UnsupportedMediaType)
 		return
 	}
-	if accept := req.Header.Get("Accept"); !accepts(accept, "application/json") || !accepts(accept, "text/event-stream") {
+	if accept := req.Header.Get("Accept"); !stream.Accepts(accept, "application/json") || !stream.Accepts(accept, "text/event-stream") {
 		refusal.Write(w, nil, refusal.NotAcceptable)
 		return
 	}
@@ -80,19 +79,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 
-	var sess *session
-	if sid := req.Header.Get(HeaderSessionID); sid != "" {
-		var err error
-		if sess, err = r.lookup(req.Context(), sid); err != nil {
-			writeLookupError(w, firstID(msgs), err)
-			return
-		}
-	}
-	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		refusal.Write(w, firstID(msgs), refusal.UnsupportedVersion(v))
-		return
-	}
-	c, ok := r.runConnect(w, req, firstID(msgs))
+	sess, c, ok := r.sessionFor(w, req, firstID(msgs))
 	if !ok {
 		return
 	}
@@ -100,18 +87,11 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		r.postWithoutSession(w, req, c, msgs, batch)
 		return
 	}
-	if !sess.ownedBy(c.scope.principal) {
-		refusal.Write(w, firstID(msgs), refusal.SessionNotFound)
+	if batch && !mcp.AllowsBatch(sess.Version()) {
+		refusal.Write(w, nil, refusal.BatchNotSupported(sess.Version()))
 		return
 	}
-	if batch && !mcp.AllowsBatch(sess.version) {
-		refusal.Write(w, nil, refusal.BatchNotSupported(sess.version))
-		return
-	}
-	sess.touch()
-	sess.mu.Lock()
-	sess.scope = c.scope
-	sess.mu.Unlock()
+	sess.SetAccess(c.scope)
 
 	requests := 0
 	for _, m := range msgs {
@@ -119,81 +99,29 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		case jsonrpc.KindRequest:
 			requests++
 		case jsonrpc.KindNotification:
-			r.notification(sess, m)
-			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.id, Principal: c.scope.principal})
+			sess.Notification(m)
+			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: c.scope.principal})
 		default:
-			if !sess.deliver(m) {
-				if r.local {
-					r.log.Debug().Str("session", sess.id).Str("id", m.ID.String()).Msg("ignored a response to no pending server request")
-				} else {
-					// The request may wait on another node.
-					raw, _ := json.Marshal(m)
-					r.publish(&backplane.Message{Kind: backplane.KindAnswer, Session: sess.id, Data: raw})
-				}
-			}
-			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.id, Principal: c.scope.principal})
+			sess.Answer(m)
+			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.ID(), Principal: c.scope.principal})
 		}
 	}
 	if requests == 0 {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	ob := sess.newStream()
-	ob.pending = requests
-	gen := ob.attachPOST(w)
-	sess.busy.Add(1)
-	defer sess.busy.Add(-1)
+	ob := sess.NewStream(requests)
+	gen := ob.AttachPOST(w)
+	sess.Enter()
+	defer sess.Leave()
 	for _, m := range msgs {
 		if m.Kind() == jsonrpc.KindRequest {
 			r.dispatch(c, sess, ob, m, nil)
 		}
 	}
-	r.await(w, req, sess, ob, gen, batch)
-}
-
-// await waits for a POST's answer to complete, the client to go away, or
-// the stream to let the connection go, then writes a plain JSON answer if
-// nothing was streamed.
-func (r *Router) await(w http.ResponseWriter, req *http.Request, sess *session, ob *outbox, gen uint64, batch bool) {
-	select {
-	case <-ob.done:
-	case <-req.Context().Done():
-	case <-ob.kick:
+	if ob.Await(w, req, gen, batch) {
+		sess.DropStream(ob)
 	}
-	if evs, ok := ob.takeJSON(gen); ok {
-		for k, v := range ob.headers {
-			w.Header()[k] = v
-		}
-		writeJSONAnswer(w, ob.status, evs, batch)
-		sess.dropStream(ob)
-		return
-	}
-	if ob.detach(gen) {
-		sess.dropStream(ob)
-	}
-}
-
-func writeJSONAnswer(w http.ResponseWriter, status int, evs []event, batch bool) {
-	w.Header().Set("Content-Type", "application/json")
-	if status == 0 {
-		status = http.StatusOK
-	}
-	if !batch && len(evs) == 1 {
-		w.Header().Set("Content-Length", fmt.Sprint(len(evs[0].data)))
-		w.WriteHeader(status)
-		_, _ = w.Write(evs[0].data)
-		return
-	}
-	w.WriteHeader(status)
-	b := make([]byte, 0, 256)
-	b = append(b, '[')
-	for i, ev := range evs {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, ev.data...)
-	}
-	_, _ = w.Write(append(b, ']'))
 }
 
 // postWithoutSession serves a POST that names no session: initialize, or
@@ -229,23 +157,21 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
-	if r.cfg.maxSessions > 0 && r.sessions.len() >= r.cfg.maxSessions {
+	if r.cfg.maxSessions > 0 && r.sessions.Len() >= r.cfg.maxSessions {
 		refusal.Write(w, m.ID, refusal.TooManySessions)
 		return
 	}
 	client, _ := json.Marshal(p.ClientInfo)
 	caps, _ := json.Marshal(p.Capabilities)
-	rec := &backplane.Session{ID: randomID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.scope.principal,
+	rec := &backplane.Session{ID: session.NewID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.scope.principal,
 		Client: client, Capabilities: caps, LogLevel: r.cfg.logLevel.Severity(), Created: time.Now()}
-	ctx, cancel := r.bpContext()
-	defer cancel()
-	if err := r.bp.CreateSession(ctx, rec, r.cfg.sessionTimeout); err != nil {
-		r.report(req.Context(), fmt.Errorf("create session: %w", err), nil)
+	s, err := r.sessions.Create(rec)
+	if err != nil {
+		r.report(req.Context(), err, nil)
 		refusal.Write(w, m.ID, refusal.StorageUnavailable)
 		return
 	}
-	s := r.sessions.put(r.newLocal(rec))
-	s.scope = c.scope
+	s.SetAccess(c.scope)
 	if r.onStart != nil {
 		if err := r.onStart(c, &Session{s: s}); err != nil {
 			r.report(req.Context(), fmt.Errorf("session start: %w", err), nil)
@@ -254,110 +180,36 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 			return
 		}
 	}
-	s.watchIdle()
-	res := &mcp.InitializeResult{ProtocolVersion: s.version, Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.scope)}
+	s.WatchIdle()
+	res := &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.scope)}
 	body, _ := json.Marshal(res)
-	w.Header().Set(HeaderSessionID, s.id)
+	w.Header().Set(HeaderSessionID, s.ID())
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.id, Principal: c.scope.principal, Duration: time.Since(start)})
-}
-
-func (r *Router) capabilities() mcp.ServerCapabilities {
-	return mcp.ServerCapabilities{
-		Logging: &struct{}{}, Completions: &struct{}{},
-		Tools:     &mcp.ListChangedCapability{ListChanged: true},
-		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
-		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
-	}
-}
-
-func (r *Router) instructionsFor(s *scope) string {
-	if s.instructions != nil {
-		return *s.instructions
-	}
-	return r.instructions
-}
-
-// notification acts on a client notification. Unknown ones are ignored,
-// as the spec asks.
-func (r *Router) notification(s *session, m *jsonrpc.Message) {
-	if m.Method != handlers.NotificationCancelled {
-		return
-	}
-	var p struct {
-		RequestID jsonrpc.ID `json:"requestId"`
-	}
-	if json.Unmarshal(m.Params, &p) == nil && !p.RequestID.IsZero() && !s.cancelRequest(p.RequestID) && !r.local {
-		// The request may run on another node.
-		r.publish(&backplane.Message{Kind: backplane.KindCancel, Session: s.id, ID: json.RawMessage(p.RequestID)})
-	}
+	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: c.scope.principal, Duration: time.Since(start)})
 }
 
 func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
-	if !accepts(req.Header.Get("Accept"), "text/event-stream") {
+	if !stream.Accepts(req.Header.Get("Accept"), "text/event-stream") {
 		refusal.Write(w, nil, refusal.NotAcceptableStream)
 		return
 	}
-	sess, c, ok := r.sessionFor(w, req)
+	sess, c, ok := r.sessionFor(w, req, nil)
 	if !ok {
 		return
 	}
-	var ob *outbox
-	after := uint64(0)
-	if last := req.Header.Get(headerLastEventID); last != "" {
-		id, seq, valid := parseEventID(last)
-		if valid {
-			ob = sess.stream(id)
-		}
-		if ob == nil && valid && r.streamExists(req.Context(), sess, id) {
-			// Another node produces this stream: follow it from here.
-			sess.busy.Add(1)
-			defer func() { sess.busy.Add(-1); sess.touch() }()
-			r.tail(w, req, sess, id, seq)
-			return
-		}
-		if ob == nil {
-			refusal.Write(w, nil, refusal.UnknownLastEventID(last))
-			return
-		}
-		after = seq
-	} else {
-		ob = sess.listener()
-		if !ob.reserve() {
-			refusal.Write(w, nil, refusal.StreamOpen)
-			return
-		}
-		after = ob.delivered()
-	}
-	sess.mu.Lock()
-	sess.scope = c.scope
-	sess.mu.Unlock()
-	sess.busy.Add(1)
-	release := func() { sess.busy.Add(-1); sess.touch() }
-	if ob.standalone {
-		// A GET stream may stay open for hours: it lives on its own
-		// connection, without a goroutine or net/http's buffers, when
-		// the connection can be taken over (HTTP/1.x).
-		if sw, err := sse.Hijack(w); err == nil {
-			ob.attachHijacked(sw, after, release)
-			return
-		}
-	}
-	defer release()
-	gen := ob.attachStream(w, after)
-	select {
-	case <-ob.done:
-	case <-req.Context().Done():
-	case <-ob.kick:
-	}
-	if ob.detach(gen) && !ob.standalone {
-		sess.dropStream(ob)
+	sess.SetAccess(c.scope)
+	last := req.Header.Get(headerLastEventID)
+	switch err := sess.Serve(w, req, last); err {
+	case session.ErrNoStream:
+		refusal.Write(w, nil, refusal.UnknownLastEventID(last))
+	case session.ErrConflict:
+		refusal.Write(w, nil, refusal.StreamOpen)
 	}
 }
 
 func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
-	sess, _, ok := r.sessionFor(w, req)
+	sess, _, ok := r.sessionFor(w, req, nil)
 	if !ok {
 		return
 	}
@@ -368,44 +220,44 @@ func (r *Router) serveDelete(w http.ResponseWriter, req *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// sessionFor finds the session a GET or DELETE names and runs connect.
-func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request) (*session, *Context, bool) {
+// sessionFor finds the session a request names in Mcp-Session-Id, if
+// any, runs connect, and checks that the caller owns the session: a
+// session of another principal answers exactly like an unknown one, and
+// only its owner's requests keep it alive. A GET or DELETE must name one.
+func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (*session.Session, *Context, bool) {
 	sid := req.Header.Get(HeaderSessionID)
-	if sid == "" {
+	if sid == "" && req.Method != http.MethodPost {
 		refusal.Write(w, nil, refusal.SessionRequiredTerse)
 		return nil, nil, false
 	}
+	var sess *session.Session
+	if sid != "" {
+		var err error
+		if sess, err = r.lookup(req.Context(), sid); err != nil {
+			writeLookupError(w, id, err)
+			return nil, nil, false
+		}
+	}
 	if v := req.Header.Get(HeaderProtocolVersion); v != "" && !mcp.IsSessionVersion(v) {
-		refusal.Write(w, nil, refusal.UnsupportedVersionTerse(v))
+		refusal.Write(w, id, refusal.UnsupportedVersion(v))
 		return nil, nil, false
 	}
-	sess, err := r.lookup(req.Context(), sid)
-	if err != nil {
-		writeLookupError(w, nil, err)
-		return nil, nil, false
-	}
-	c, ok := r.runConnect(w, req, nil)
+	c, ok := r.runConnect(w, req, id)
 	if !ok {
 		return nil, nil, false
 	}
-	if !sess.ownedBy(c.scope.principal) {
-		refusal.Write(w, nil, refusal.SessionNotFoundTerse)
-		return nil, nil, false
+	if sess != nil {
+		err := backplane.ErrNotFound
+		if sess.Principal() == c.scope.principal {
+			err = r.touch(req.Context(), sess)
+		}
+		if err != nil {
+			writeLookupError(w, id, err)
+			return nil, nil, false
+		}
 	}
 	return sess, c, true
 }
-
-// streamExists reports whether the backplane buffers a stream of s.
-func (r *Router) streamExists(ctx context.Context, s *session, stream string) bool {
-	ctx, cancel := context.WithTimeout(ctx, bpTimeout)
-	defer cancel()
-	_, _, err := r.bp.Events(ctx, s.id, stream, ^uint64(0))
-	return err == nil
-}
-
-// ownedBy reports whether principal may use the session: a session
-// belongs to whoever created it.
-func (s *session) ownedBy(principal string) bool { return s.principal == principal }
 
 // runConnect runs the connect function; on refusal it writes the answer.
 func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
@@ -473,24 +325,4 @@ func firstID(msgs []*jsonrpc.Message) jsonrpc.ID {
 		return msgs[0].ID
 	}
 	return nil
-}
-
-// isMediaType reports whether a Content-Type header names want.
-func isMediaType(header, want string) bool {
-	mt, _, err := mime.ParseMediaType(header)
-	return err == nil && strings.EqualFold(mt, want)
-}
-
-// accepts reports whether an Accept header admits the media type want,
-// directly or through a wildcard range.
-func accepts(header, want string) bool {
-	typ, _, _ := strings.Cut(want, "/")
-	for part := range strings.SplitSeq(header, ",") {
-		mr, _, _ := strings.Cut(part, ";")
-		mr = strings.ToLower(strings.TrimSpace(mr))
-		if mr == want || mr == "*/*" || mr == typ+"/*" {
-			return true
-		}
-	}
-	return false
 }

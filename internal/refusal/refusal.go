@@ -44,7 +44,7 @@ func New(status, code int, format string, args ...any) *Error {
 // with 400 Bad Request.
 func BadRequest(e *jsonrpc.Error) *Error { return &Error{Status: http.StatusBadRequest, RPC: e} }
 
-// The fixed refusals. The "Terse" ones are what GET and DELETE say where
+// The fixed refusals. SessionRequiredTerse is what GET and DELETE say where
 // POST says more; both wordings are on the wire.
 var (
 	MethodNotAllowed     = New(http.StatusMethodNotAllowed, jsonrpc.CodeInvalidRequest, "Method Not Allowed: use POST, GET or DELETE")
@@ -57,7 +57,6 @@ var (
 	SessionRequiredTerse = New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: Mcp-Session-Id header is required")
 	InitializeInBatch    = New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: initialize must not be part of a batch")
 	SessionNotFound      = New(http.StatusNotFound, jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session; initialize a new one")
-	SessionNotFoundTerse = New(http.StatusNotFound, jsonrpc.CodeInvalidRequest, "Not Found: unknown or ended session")
 	StreamOpen           = New(http.StatusConflict, jsonrpc.CodeInvalidRequest, "Conflict: this session already has a GET stream open")
 
 	ShuttingDown       = New(http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down")
@@ -79,11 +78,6 @@ func BodyTooLarge(limit int64) *Error {
 // names no session-era version, listing those that are.
 func UnsupportedVersion(v string) *Error {
 	return New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q; supported: %s", v, strings.Join(mcp.SessionVersions, ", "))
-}
-
-// UnsupportedVersionTerse is UnsupportedVersion for GET and DELETE.
-func UnsupportedVersionTerse(v string) *Error {
-	return New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Bad Request: unsupported MCP-Protocol-Version %q", v)
 }
 
 // BatchNotSupported refuses a batch in a session whose version has none.

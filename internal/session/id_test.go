@@ -1,15 +1,15 @@
-package specter
+package session
 
 import "testing"
 
-func TestValidSessionID(t *testing.T) {
+func TestValidID(t *testing.T) {
 	for range 100 {
-		if id := randomID(); !validSessionID(id) {
+		if id := NewID(); !ValidID(id) {
 			t.Fatalf("issued id %q is refused", id)
 		}
 	}
 	for _, id := range []string{"", "short", "abc}:session:xxxxxxxxx", "{aaaaaaaaaaaaaaaaaaaa}", "aaaaaaaaaaaaaaaaaaaaa=", "aaaaaaaaaaaaaaaaaaaaaaa"} {
-		if validSessionID(id) {
+		if ValidID(id) {
 			t.Errorf("%q accepted", id)
 		}
 	}

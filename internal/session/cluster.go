@@ -1,0 +1,108 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
+)
+
+// Answer routes a client's answer to a server request: to the request
+// waiting here, or, on a shared backplane, to the node where it waits.
+func (s *Session) Answer(m *jsonrpc.Message) {
+	cfg := &s.t.cfg
+	switch {
+	case s.Deliver(m):
+	case cfg.Local:
+		cfg.Log.Debug().Str("session", s.id).Str("id", m.ID.String()).Msg("ignored a response to no pending server request")
+	default:
+		raw, _ := json.Marshal(m)
+		cfg.Publish(&backplane.Message{Kind: backplane.KindAnswer, Session: s.id, Data: raw})
+	}
+}
+
+// Receive handles a message another node (or this one) published for a
+// session or its streams: an answer to a server request, a cancellation,
+// a stream's wake-up, the session's end. Notifications are not its job.
+func (t *Table) Receive(m *backplane.Message) {
+	if m.Kind == backplane.KindWake {
+		t.cfg.Streams.Wake(m.Session, m.Stream)
+		return
+	}
+	s := t.Get(m.Session)
+	if s == nil {
+		return
+	}
+	switch m.Kind {
+	case backplane.KindAnswer:
+		var msg jsonrpc.Message
+		if json.Unmarshal(m.Data, &msg) == nil {
+			s.Deliver(&msg)
+		}
+	case backplane.KindCancel:
+		s.Cancel(jsonrpc.ID(m.ID))
+	case backplane.KindEnd:
+		s.Stop()
+	}
+}
+
+// Notification acts on a client notification: notifications/cancelled
+// cancels the request here or, on a shared backplane, on the node that
+// runs it. Others are ignored, as the spec asks.
+func (s *Session) Notification(m *jsonrpc.Message) {
+	if m.Method != handlers.NotificationCancelled {
+		return
+	}
+	var p struct {
+		RequestID jsonrpc.ID `json:"requestId"`
+	}
+	if json.Unmarshal(m.Params, &p) == nil && !p.RequestID.IsZero() && !s.Cancel(p.RequestID) && !s.t.cfg.Local {
+		s.t.cfg.Publish(&backplane.Message{Kind: backplane.KindCancel, Session: s.id, ID: json.RawMessage(p.RequestID)})
+	}
+}
+
+// Errors of Serve, before anything is written.
+var (
+	ErrNoStream = errors.New("session: Last-Event-ID names no stream of this session")
+	ErrConflict = errors.New("session: a GET stream is already open")
+)
+
+// Serve serves a GET: the stream lastEventID names (a POST answer or the
+// GET stream), resumed after it, from here or, when another node produces
+// it, by tailing its buffer; without lastEventID, the standalone GET
+// stream, unless a connection has it already.
+func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID string) error {
+	var o *stream.Stream
+	after := uint64(0)
+	if lastEventID != "" {
+		id, seq, valid := stream.ParseEventID(lastEventID)
+		if valid {
+			o = s.Stream(id)
+		}
+		if o == nil && valid && s.t.cfg.Streams.Exists(req.Context(), s.id, id) {
+			s.Enter()
+			defer s.Leave()
+			s.t.cfg.Streams.Tail(w, req, s.id, id, seq, s.ctx.Done())
+			return nil
+		}
+		if o == nil {
+			return ErrNoStream
+		}
+		after = seq
+	} else {
+		o = s.GetStream()
+		if !o.Reserve() {
+			return ErrConflict
+		}
+		after = o.Delivered()
+	}
+	s.Enter()
+	if o.Serve(w, req, after, s.Leave) {
+		s.DropStream(o)
+	}
+	return nil
+}

@@ -1,0 +1,254 @@
+// Package session holds what one node knows of a session-era MCP session:
+// the live things that cannot be shared (requests running here, server
+// requests waiting here, streams produced here, a GET stream attached
+// here) and a cached copy of the session record the backplane shares
+// between nodes.
+package session
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// Session is a session as this node holds it. Its methods are safe for
+// concurrent use.
+type Session struct {
+	t         *Table
+	id        string
+	version   string
+	client    mcp.Implementation
+	caps      mcp.ClientCapabilities
+	principal string
+	ctx       context.Context
+	cancel    context.CancelFunc
+
+	lastActive atomic.Int64 // unix nanoseconds, of this node's last use
+	extended   atomic.Int64 // unix nanoseconds, of the use the shared record was last extended for
+	busy       atomic.Int32 // attached connections and running requests here
+	logLevel   atomic.Int32 // mcp severity
+	access     atomic.Value // connect's decisions from the latest request, for notifications
+
+	mu        sync.Mutex
+	ended     bool
+	inflight  map[string]*inflight
+	waiting   map[string]chan *jsonrpc.Message // server->client requests awaiting an answer
+	streams   map[string]*stream.Stream
+	getStream *stream.Stream // the standalone GET stream, once a client opened it here
+	subs      []string
+	data      map[string]json.RawMessage
+	timer     *time.Timer
+}
+
+// inflight is a request being answered.
+type inflight struct {
+	cancel    context.CancelFunc
+	cancelled bool // by the client: its answer is not sent
+}
+
+// NewID returns 128 random bits as URL-safe text: visible ASCII, as the
+// transport requires of session ids, and unguessable.
+func NewID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return base64.RawURLEncoding.EncodeToString(b[:])
+}
+
+// ValidID reports whether id could be one NewID issued: 22 characters of
+// the URL-safe base64 alphabet.
+func ValidID(id string) bool {
+	if len(id) != 22 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// newSession builds this node's side of a session from its shared record.
+func (t *Table) newSession(rec *backplane.Session) *Session {
+	s := &Session{t: t, id: rec.ID, version: rec.Version, principal: rec.Principal}
+	_ = json.Unmarshal(rec.Client, &s.client)
+	_ = json.Unmarshal(rec.Capabilities, &s.caps)
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.Refresh(rec)
+	s.Touch()
+	return s
+}
+
+// ID returns the session id.
+func (s *Session) ID() string { return s.id }
+
+// Version returns the negotiated protocol version.
+func (s *Session) Version() string { return s.version }
+
+// Principal returns the caller that created the session, or "".
+func (s *Session) Principal() string { return s.principal }
+
+// Client returns the client's implementation info.
+func (s *Session) Client() mcp.Implementation { return s.client }
+
+// Capabilities returns the client's capabilities.
+func (s *Session) Capabilities() mcp.ClientCapabilities { return s.caps }
+
+// Context is cancelled when this node's side of the session ends.
+func (s *Session) Context() context.Context { return s.ctx }
+
+// SetAccess keeps connect's decisions from the latest request, for the
+// notifications the session gets between requests.
+func (s *Session) SetAccess(a any) { s.access.Store(a) }
+
+// Access returns what SetAccess kept, or nil.
+func (s *Session) Access() any { return s.access.Load() }
+
+// Refresh takes the shared fields from a freshly loaded record.
+func (s *Session) Refresh(rec *backplane.Session) {
+	s.logLevel.Store(int32(rec.LogLevel))
+	s.mu.Lock()
+	s.subs, s.data = rec.Subscriptions, rec.Data
+	s.mu.Unlock()
+}
+
+// Touch marks the session used now.
+func (s *Session) Touch() { s.lastActive.Store(time.Now().UnixNano()) }
+
+// Extend keeps the session alive for a request: its shared record lives
+// for the timeout from now, and the session is marked used now. It fails
+// with backplane.ErrNotFound for a record that expired meanwhile.
+func (s *Session) Extend(ctx context.Context) error { return s.extend(ctx, s.t.cfg.Timeout, true) }
+
+// extend makes the shared record live for ttl from now; used marks the
+// session used now. Marked after the call, the last use is never older
+// than the record's extension, so the idle check sees the record expire.
+func (s *Session) extend(ctx context.Context, ttl time.Duration, used bool) error {
+	if err := s.t.cfg.Backplane.TouchSession(ctx, s.id, ttl); err != nil {
+		return err
+	}
+	now := time.Now().UnixNano()
+	if used {
+		s.lastActive.Store(now)
+	}
+	s.extended.Store(now)
+	return nil
+}
+
+// Enter marks the session busy (a request or stream is live here) until
+// the matching Leave: a busy session does not time out.
+func (s *Session) Enter() { s.busy.Add(1) }
+
+// Leave ends what Enter began and marks the session used now.
+func (s *Session) Leave() { s.busy.Add(-1); s.Touch() }
+
+// Level returns the least severe log level the client wants.
+func (s *Session) Level() mcp.LoggingLevel { return levels[s.logLevel.Load()] }
+
+var levels = [...]mcp.LoggingLevel{mcp.LevelDebug, mcp.LevelInfo, mcp.LevelNotice, mcp.LevelWarning,
+	mcp.LevelError, mcp.LevelCritical, mcp.LevelAlert, mcp.LevelEmergency}
+
+// SetLevel sets the log level, here and in the backplane.
+func (s *Session) SetLevel(l mcp.LoggingLevel) error {
+	s.logLevel.Store(int32(l.Severity()))
+	return s.setField(backplane.FieldLogLevel, l.Severity())
+}
+
+// setField changes a shared field in the backplane.
+func (s *Session) setField(field string, value any) error {
+	raw, err := json.Marshal(value)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.t.cfg.Streams.Context()
+	defer cancel()
+	return s.t.cfg.Backplane.SetField(ctx, s.id, field, raw)
+}
+
+// Store sets the session data under key, here and in the backplane.
+func (s *Session) Store(key string, raw json.RawMessage) error {
+	if err := s.setField(backplane.DataField(key), raw); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.data == nil {
+		s.data = map[string]json.RawMessage{}
+	}
+	s.data[key] = raw
+	s.mu.Unlock()
+	return nil
+}
+
+// Load returns the session data under key.
+func (s *Session) Load(key string) (json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw, ok := s.data[key]
+	return raw, ok
+}
+
+// Subscribe adds uri to the session's resource subscriptions (on) or
+// removes it, here and in the backplane.
+func (s *Session) Subscribe(uri string, on bool) error {
+	s.mu.Lock()
+	subs := make([]string, 0, len(s.subs)+1)
+	for _, u := range s.subs {
+		if u != uri {
+			subs = append(subs, u)
+		}
+	}
+	if on {
+		subs = append(subs, uri)
+	}
+	s.subs = subs
+	s.mu.Unlock()
+	return s.setField(backplane.FieldSubscriptions, subs)
+}
+
+// Subscribed reports whether the session is subscribed to uri.
+func (s *Session) Subscribed(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Contains(s.subs, uri)
+}
+
+// Stop ends this node's side of the session: requests running here are
+// cancelled, streams produced here stopped and the session leaves the
+// table. It reports whether it was the call that stopped it.
+func (s *Session) Stop() bool {
+	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return false
+	}
+	s.ended = true
+	streams := make([]*stream.Stream, 0, len(s.streams)+1)
+	for _, o := range s.streams {
+		streams = append(streams, o)
+	}
+	if s.getStream != nil {
+		streams = append(streams, s.getStream)
+	}
+	s.streams = nil
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	s.mu.Unlock()
+	s.cancel()
+	for _, o := range streams {
+		o.Stop()
+	}
+	s.t.remove(s.id)
+	return true
+}

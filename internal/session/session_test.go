@@ -1,0 +1,198 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+	"go.uber.org/goleak"
+
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// newTable returns a table on a fresh memory backplane and a session
+// created in it.
+func newTable(t *testing.T, timeout time.Duration, expired func(*session.Session)) (*session.Table, *session.Session, backplane.Backplane) {
+	bp := backplane.NewMemory()
+	t.Cleanup(func() { _ = bp.Close() })
+	streams := stream.NewNode(stream.Config{Backplane: bp, Local: true, BufferBytes: 1 << 20,
+		WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
+	tab := session.NewTable(session.Config{Backplane: bp, Local: true, Streams: streams, Timeout: timeout,
+		Node: "n1", Log: zerolog.Nop(), Publish: func(*backplane.Message) {}, Expired: expired})
+	s, err := tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion, Principal: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	return tab, s, bp
+}
+
+func TestTableHoldsOneSessionPerID(t *testing.T) {
+	tab, s, _ := newTable(t, 0, nil)
+	if tab.Get(s.ID()) != s || tab.Len() != 1 || len(tab.All()) != 1 {
+		t.Fatal("the created session is not held")
+	}
+	if again := tab.Add(&backplane.Session{ID: s.ID()}); again != s {
+		t.Fatal("Add replaced a session held")
+	}
+	if !s.Stop() || s.Stop() {
+		t.Fatal("Stop must report true exactly once")
+	}
+	if tab.Get(s.ID()) != nil || tab.Len() != 0 {
+		t.Fatal("a stopped session is still held")
+	}
+	if s.Context().Err() == nil {
+		t.Fatal("Stop did not cancel the session's context")
+	}
+}
+
+func TestRequestsInFlight(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	id := jsonrpc.ID(`1`)
+	ctx, cancel := context.WithCancel(t.Context())
+	if !s.Begin(id, cancel) {
+		t.Fatal("Begin refused a new id")
+	}
+	if s.Begin(id, func() {}) {
+		t.Fatal("Begin took an id already in flight")
+	}
+	if !s.Cancel(id) || ctx.Err() == nil {
+		t.Fatal("Cancel did not cancel the request")
+	}
+	if !s.End(id) {
+		t.Fatal("End did not report the cancellation")
+	}
+	if s.Cancel(id) || s.End(id) {
+		t.Fatal("an ended request is still known")
+	}
+}
+
+func TestServerRequestsAwaitTheirAnswer(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	id, ch := s.Await()
+	s.Answer(&jsonrpc.Message{ID: id, Result: json.RawMessage(`{}`)})
+	if m := <-ch; string(m.ID) != string(id) {
+		t.Fatalf("answer for %s, want %s", m.ID, id)
+	}
+	id, _ = s.Await()
+	s.Forget(id)
+	if s.Deliver(&jsonrpc.Message{ID: id}) {
+		t.Fatal("an answer reached a forgotten request")
+	}
+}
+
+func TestNotificationCancelled(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	s.Begin(jsonrpc.ID(`"r1"`), cancel)
+	s.Notification(&jsonrpc.Message{Method: "notifications/cancelled", Params: json.RawMessage(`{"requestId":"r1"}`)})
+	if ctx.Err() == nil || !s.End(jsonrpc.ID(`"r1"`)) {
+		t.Fatal("notifications/cancelled did not cancel the request")
+	}
+}
+
+func TestSharedFieldsReachTheBackplane(t *testing.T) {
+	_, s, bp := newTable(t, 0, nil)
+	if err := s.Subscribe("file:///a", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Store("k", json.RawMessage(`"v"`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetLevel(mcp.LevelError); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := bp.LoadSession(t.Context(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.Subscriptions) != 1 || string(rec.Data["k"]) != `"v"` || rec.LogLevel != mcp.LevelError.Severity() {
+		t.Fatalf("record = %+v", rec)
+	}
+	if raw, ok := s.Load("k"); !ok || string(raw) != `"v"` || !s.Subscribed("file:///a") || s.Level() != mcp.LevelError {
+		t.Fatal("the local copy differs")
+	}
+	if err := s.Subscribe("file:///a", false); err != nil || s.Subscribed("file:///a") {
+		t.Fatal("unsubscribe failed")
+	}
+}
+
+func TestStreams(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	o := s.NewStream(1)
+	if s.Stream(o.ID()) != o {
+		t.Fatal("a new stream is not found by id")
+	}
+	g := s.GetStream()
+	if s.GetStream() != g || s.Stream(g.ID()) != g || !s.HasGetStream() {
+		t.Fatal("the GET stream is not one stream")
+	}
+	s.DropStream(o)
+	if s.Stream(o.ID()) != nil {
+		t.Fatal("a dropped stream is still found")
+	}
+	s.Stop()
+	<-g.Done() // stopping the session stops its streams
+}
+
+func TestOrphanedStreamIsDropped(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	o := s.NewStream(1)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	rec := httptest.NewRecorder()
+	o.Await(rec, httptest.NewRequestWithContext(ctx, http.MethodPost, "/", nil), o.AttachPOST(rec), false)
+	o.Send([]byte(`{}`), true)
+	if s.Stream(o.ID()) != nil {
+		t.Fatal("an answer nobody can ask for is still held")
+	}
+}
+
+func TestServeErrors(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	if err := s.Serve(httptest.NewRecorder(), req, "nope_1"); err != session.ErrNoStream {
+		t.Fatalf("unknown Last-Event-ID: %v", err)
+	}
+	if !s.GetStream().Reserve() {
+		t.Fatal("Reserve failed on a free GET stream")
+	}
+	if err := s.Serve(httptest.NewRecorder(), req, ""); err != session.ErrConflict {
+		t.Fatalf("second GET stream: %v", err)
+	}
+}
+
+func TestIdleSessionExpires(t *testing.T) {
+	expired := make(chan *session.Session, 1)
+	_, s, _ := newTable(t, 20*time.Millisecond, func(s *session.Session) { expired <- s })
+	s.WatchIdle()
+	if got := <-expired; got != s {
+		t.Fatal("another session expired")
+	}
+}
+
+func TestBusySessionKeepsItsRecord(t *testing.T) {
+	const timeout = 20 * time.Millisecond
+	expired := make(chan *session.Session, 1)
+	_, s, bp := newTable(t, timeout, func(s *session.Session) { expired <- s })
+	s.Enter() // a stream is open here
+	s.WatchIdle()
+	time.Sleep(10 * timeout)
+	if _, err := bp.LoadSession(t.Context(), s.ID()); err != nil {
+		t.Fatalf("the record of a busy session: %v", err)
+	}
+	s.Leave()
+	if got := <-expired; got != s {
+		t.Fatal("another session expired")
+	}
+}

@@ -1,0 +1,77 @@
+package session
+
+import (
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// NewStream registers a new POST answer stream produced on this node,
+// awaiting answers to pending requests.
+func (s *Session) NewStream(pending int) *stream.Stream {
+	o := s.t.cfg.Streams.New(stream.Options{Session: s.id, ID: s.t.uniqueID("p"),
+		Priming: mcp.SupportsPriming(s.version), Pending: pending, Orphaned: s.DropStream})
+	s.mu.Lock()
+	if !s.ended {
+		if s.streams == nil {
+			s.streams = map[string]*stream.Stream{}
+		}
+		s.streams[o.ID()] = o
+	}
+	s.mu.Unlock()
+	return o
+}
+
+// DropStream forgets a stream: it was delivered, or nobody can ask for it.
+func (s *Session) DropStream(o *stream.Stream) {
+	s.mu.Lock()
+	delete(s.streams, o.ID())
+	s.mu.Unlock()
+	o.Drop()
+}
+
+// Stream returns the stream id produced here, or nil.
+func (s *Session) Stream(id string) *stream.Stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.getStream != nil && s.getStream.ID() == id {
+		return s.getStream
+	}
+	return s.streams[id]
+}
+
+// GetStream returns the standalone GET stream, creating it on first use.
+func (s *Session) GetStream() *stream.Stream {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.getStream == nil {
+		s.getStream = s.t.cfg.Streams.New(stream.Options{Session: s.id, ID: "g" + s.id[:8],
+			Priming: mcp.SupportsPriming(s.version), Standalone: true})
+	}
+	return s.getStream
+}
+
+// HasGetStream reports whether a client opened the GET stream here.
+func (s *Session) HasGetStream() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.getStream != nil
+}
+
+// GetStreamAttached reports whether a connection reads the GET stream here.
+func (s *Session) GetStreamAttached() bool {
+	s.mu.Lock()
+	g := s.getStream
+	s.mu.Unlock()
+	return g != nil && g.Attached()
+}
+
+// Notify sends a message on the GET stream if the client opened one here;
+// otherwise there is no channel for it on this node.
+func (s *Session) Notify(data []byte) {
+	s.mu.Lock()
+	g := s.getStream
+	s.mu.Unlock()
+	if g != nil {
+		g.Notice(data)
+	}
+}

@@ -1,0 +1,180 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/stream"
+)
+
+// Config configures the sessions of one node.
+type Config struct {
+	Backplane backplane.Backplane
+	Local     bool          // the backplane lives in this process: no other node claims ids
+	Streams   *stream.Node  // makes the sessions' streams and bounds backplane calls
+	Timeout   time.Duration // idle time after which a session ends; 0: never
+	Node      string        // this node's id, part of ids that must be unique across nodes
+	Log       zerolog.Logger
+	Publish   func(*backplane.Message) // sends to every node
+	// Expired runs when the idle timer finds the shared record gone: the
+	// session ended by timeout.
+	Expired func(*Session)
+}
+
+// Table holds the sessions this node has live state for.
+type Table struct {
+	cfg     Config
+	counter atomic.Uint64
+	mu      sync.RWMutex
+	m       map[string]*Session
+}
+
+// NewTable returns an empty table configured by cfg.
+func NewTable(cfg Config) *Table { return &Table{cfg: cfg, m: map[string]*Session{}} }
+
+// uniqueID returns an id unique across the nodes of the deployment: this
+// node's id and a counter.
+func (t *Table) uniqueID(prefix string) string {
+	return prefix + t.cfg.Node + strconv.FormatUint(t.counter.Add(1), 36)
+}
+
+// Create stores a new session's record in the backplane, to expire after
+// the timeout without use, and holds the session here.
+func (t *Table) Create(rec *backplane.Session) (*Session, error) {
+	ctx, cancel := t.cfg.Streams.Context()
+	defer cancel()
+	if err := t.cfg.Backplane.CreateSession(ctx, rec, t.cfg.Timeout); err != nil {
+		return nil, fmt.Errorf("create session: %w", err)
+	}
+	return t.Add(rec), nil
+}
+
+// Get returns the session id, or nil if this node holds no state for it.
+func (t *Table) Get(id string) *Session {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.m[id]
+}
+
+// Add builds this node's side of a session from its shared record, unless
+// the node already holds the session, and returns the one held.
+func (t *Table) Add(rec *backplane.Session) *Session {
+	s := t.newSession(rec)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if old := t.m[s.id]; old != nil {
+		return old
+	}
+	t.m[s.id] = s
+	return s
+}
+
+func (t *Table) remove(id string) {
+	t.mu.Lock()
+	delete(t.m, id)
+	if len(t.m) == 0 {
+		t.m = map[string]*Session{} // maps keep their peak size; start small again
+	}
+	t.mu.Unlock()
+}
+
+// All returns the sessions held, in no order.
+func (t *Table) All() []*Session {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return slices.Collect(maps.Values(t.m))
+}
+
+// Len returns the number of sessions held.
+func (t *Table) Len() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return len(t.m)
+}
+
+// WatchIdle starts the idle timer, once: the session is checked every
+// half timeout (see checkIdle).
+func (s *Session) WatchIdle() {
+	d := s.t.cfg.Timeout
+	if d <= 0 {
+		return
+	}
+	s.mu.Lock()
+	if s.timer == nil && !s.ended {
+		s.timer = time.AfterFunc(d/2, s.checkIdle)
+	}
+	s.mu.Unlock()
+}
+
+// checkIdle keeps a session in use alive, and otherwise lets this node
+// forget it; if the shared record expired too, the session has ended.
+//
+// It runs every half timeout and extends the shared record before it can
+// expire under a session in use: for twice the timeout while work or a
+// stream is live here (a late timer cannot let it lapse), and to the
+// timeout after the last use when the session was used since the record
+// was last extended (a request ended). A session thus ends between one
+// and one and a half timeouts after its last use.
+func (s *Session) checkIdle() {
+	cfg := &s.t.cfg
+	d := cfg.Timeout
+	busy := s.busy.Load() > 0
+	last := s.lastActive.Load()
+	idle := time.Since(time.Unix(0, last))
+	ctx, cancel := cfg.Streams.Context()
+	defer cancel()
+	if busy || idle < d {
+		var err error
+		switch {
+		case busy:
+			err = s.extend(ctx, 2*d, true)
+		case last > s.extended.Load():
+			err = s.extend(ctx, d-idle, false)
+		}
+		if errors.Is(err, backplane.ErrNotFound) {
+			s.expired() // ended on another node, or the backplane lost it
+			return
+		} else if err != nil {
+			cfg.Log.Warn().Err(err).Str("session", s.id).Msg("mcp session: its shared record could not be extended; retrying")
+		}
+		s.resetTimer(d / 2)
+		return
+	}
+	if _, err := cfg.Backplane.LoadSession(ctx, s.id); errors.Is(err, backplane.ErrNotFound) {
+		s.expired()
+		return
+	} else if err != nil {
+		s.resetTimer(d) // the backplane is down; look again later
+		return
+	} else if s.extended.Load() >= last && idle < 2*d {
+		s.resetTimer(d / 2) // the record lives on this node's last extension
+		return
+	}
+	// Another node served it since: this node just lets go.
+	s.Stop()
+}
+
+// expired ends a session whose shared record is gone.
+func (s *Session) expired() {
+	if s.t.cfg.Expired != nil {
+		s.t.cfg.Expired(s)
+	} else {
+		s.Stop()
+	}
+}
+
+func (s *Session) resetTimer(d time.Duration) {
+	s.mu.Lock()
+	if !s.ended {
+		s.timer.Reset(d)
+	}
+	s.mu.Unlock()
+}

@@ -1,0 +1,187 @@
+package stream
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/specter-mcp/specter/sse"
+)
+
+// AttachPOST attaches the connection that sent the POST; the answer is
+// undecided until the first message. Pass the returned generation to
+// Await.
+func (s *Stream) AttachPOST(w http.ResponseWriter) (gen uint64) {
+	s.mu.Lock()
+	s.rw = w
+	s.attach++
+	gen = s.attach
+	s.mu.Unlock()
+	s.armKeepAlive()
+	return gen
+}
+
+// Await waits for a POST's answer to complete, the client to go away, or
+// the stream to let the connection go, then writes a plain JSON answer
+// (an array if batch) if nothing was streamed. It reports whether the
+// stream was delivered whole, so nothing needs keeping: call Drop.
+func (s *Stream) Await(w http.ResponseWriter, req *http.Request, gen uint64, batch bool) (delivered bool) {
+	select {
+	case <-s.done:
+	case <-req.Context().Done():
+	case <-s.kick:
+	}
+	if evs, status, ok := s.takeJSON(gen); ok {
+		writeJSON(w, status, evs, batch)
+		return true
+	}
+	return s.detach(gen)
+}
+
+// takeJSON returns the kept responses for a plain JSON answer when the
+// answer is complete and nothing was streamed, and marks it as JSON; the
+// answer's headers are set on w.
+func (s *Stream) takeJSON(gen uint64) ([]event, int, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mode != modeUndecided || !s.complete || s.attach != gen || s.rw == nil {
+		return nil, 0, false
+	}
+	for k, v := range s.headers {
+		s.rw.Header()[k] = v
+	}
+	s.mode = modeJSON
+	s.rw = nil
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	evs := s.events
+	s.events = nil
+	return evs, s.status, true
+}
+
+func writeJSON(w http.ResponseWriter, status int, evs []event, batch bool) {
+	w.Header().Set("Content-Type", "application/json")
+	if status == 0 {
+		status = http.StatusOK
+	}
+	if !batch && len(evs) == 1 {
+		w.Header().Set("Content-Length", strconv.Itoa(len(evs[0].data)))
+		w.WriteHeader(status)
+		_, _ = w.Write(evs[0].data)
+		return
+	}
+	w.WriteHeader(status)
+	b := make([]byte, 0, 256)
+	b = append(b, '[')
+	for i, ev := range evs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, ev.data...)
+	}
+	_, _ = w.Write(append(b, ']'))
+}
+
+// Serve attaches a GET (or listen) request as an event stream, replaying
+// events after seq `after`, and holds it until the stream completes, the
+// client leaves or the stream lets the connection go. A standalone
+// stream takes the connection over when it can (sse.Hijack, HTTP/1.x):
+// it may stay open for hours without a goroutine or net/http's buffers,
+// and Serve returns at once. release runs once when the connection ends.
+// Serve reports whether a POST answer was delivered whole on this
+// connection, so nothing needs keeping: call Drop.
+func (s *Stream) Serve(w http.ResponseWriter, req *http.Request, after uint64, release func()) (delivered bool) {
+	if s.opts.Standalone {
+		if sw, err := sse.Hijack(w); err == nil {
+			s.attachHijacked(sw, after, release)
+			return false
+		}
+	}
+	defer release()
+	gen := s.attachStream(w, after)
+	select {
+	case <-s.done:
+	case <-req.Context().Done():
+	case <-s.kick:
+	}
+	return s.detach(gen) && !s.opts.Standalone
+}
+
+// attachHijacked attaches a connection the stream owns, replaying events
+// after seq; release runs when that connection ends.
+func (s *Stream) attachHijacked(w *sse.Writer, after uint64, release func()) {
+	s.mu.Lock()
+	if s.w != nil || s.rw != nil {
+		s.dropWriter()
+		s.rw = nil
+		s.signal()
+	}
+	if s.complete {
+		s.mu.Unlock()
+		_ = w.Close()
+		release()
+		return
+	}
+	s.mode = modeSSE
+	s.attach++
+	s.w, s.release, s.reserved = w, release, false
+	s.prime(after)
+	s.replay(after)
+	s.flushKept()
+	s.mu.Unlock()
+	w.OnGone(func() {
+		s.mu.Lock()
+		if s.w == w {
+			s.dropWriter()
+		}
+		s.mu.Unlock()
+	})
+	s.armKeepAlive()
+}
+
+// attachStream attaches a GET connection as an event stream, replaying
+// events after seq. It replaces a connection already attached.
+func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64) {
+	s.mu.Lock()
+	if s.w != nil || s.rw != nil {
+		s.dropWriter()
+		s.rw = nil
+		s.signal()
+	}
+	// Drain a stale kick so this connection is not dropped at once.
+	select {
+	case <-s.kick:
+	default:
+	}
+	s.mode = modeSSE
+	s.attach++
+	gen = s.attach
+	s.w, s.reserved = sse.NewWriter(w, http.StatusOK), false
+	s.prime(after)
+	s.replay(after)
+	s.flushKept()
+	s.mu.Unlock()
+	s.armKeepAlive()
+	return gen
+}
+
+// detach lets go of connection generation gen, if it is still attached,
+// and reports whether the stream is complete and was delivered whole on
+// that connection.
+func (s *Stream) detach(gen uint64) (delivered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.attach != gen {
+		return false
+	}
+	delivered = s.complete && s.w != nil
+	if s.mode == modeUndecided {
+		s.orphan = true
+	}
+	s.dropWriter()
+	s.rw = nil
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	return delivered
+}

@@ -1,0 +1,187 @@
+package stream
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/sse"
+)
+
+// Config is what the streams of one node share.
+type Config struct {
+	Backplane    backplane.Backplane // holds stream buffers for resumption
+	Local        bool                // the backplane lives in this process: calls cannot hang, no wake-ups to publish
+	BufferBytes  int                 // cap of one stream's buffer
+	WriteTimeout time.Duration       // bound of one write to a client
+	KeepAlive    time.Duration       // comment interval on a quiet stream; 0 disables
+	Retry        time.Duration       // reconnection delay sent in SSE retry fields
+	Log          zerolog.Logger
+	// Publish sends a message to every node; it wakes a node that tails a
+	// stream produced here. Nil publishes nothing.
+	Publish func(*backplane.Message)
+}
+
+// Node holds the streams of one node: their Config, and the wake-ups of
+// the streams it tails for clients that resumed here a stream another
+// node produces.
+type Node struct {
+	cfg   Config
+	wakes wakeups
+}
+
+// NewNode returns a Node configured by cfg.
+func NewNode(cfg Config) *Node { return &Node{cfg: cfg} }
+
+// CallTimeout bounds one backplane call on the request path, so a
+// backplane that is down fails requests quickly instead of hanging them.
+const CallTimeout = 3 * time.Second
+
+// Context returns the context of one backplane call: bounded by
+// CallTimeout unless the backplane is in-process.
+func (n *Node) Context() (context.Context, context.CancelFunc) {
+	if n.cfg.Local {
+		return context.Background(), func() {} // in-process calls cannot hang
+	}
+	return context.WithTimeout(context.Background(), CallTimeout)
+}
+
+// Wake wakes the tails of a stream on this node: its producer appended.
+func (n *Node) Wake(session, stream string) { n.wakes.signal(session + "/" + stream) }
+
+// grace is how long a delivered stream's buffer is kept for a client that
+// may not have read its end: several reconnection delays.
+const grace = 30 * time.Second
+
+// DropLater deletes a stream's buffer after the grace period (at least 30
+// seconds, or ten reconnection delays).
+func (n *Node) DropLater(session, stream string) {
+	time.AfterFunc(max(grace, 10*n.cfg.Retry), func() {
+		ctx, cancel := n.Context()
+		defer cancel()
+		_ = n.cfg.Backplane.DropStream(ctx, session, stream)
+	})
+}
+
+// Exists reports whether the backplane buffers a stream of session.
+func (n *Node) Exists(ctx context.Context, session, stream string) bool {
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	_, _, err := n.cfg.Backplane.Events(ctx, session, stream, ^uint64(0))
+	return err == nil
+}
+
+// tailPoll is how often a remote tail looks for new events even without a
+// wake-up, in case a message between nodes was lost.
+const tailPoll = time.Second
+
+// Tail serves a resumed stream that another node produces: the buffered
+// events after `after`, then new ones as that node appends them, until
+// the stream's last event, the client leaving or done closing (the
+// session ended). A backplane error ends it; the client retries.
+func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream string, after uint64, done <-chan struct{}) {
+	key := session + "/" + stream
+	wake := n.wakes.add(key)
+	defer n.wakes.remove(key, wake)
+	sw := sse.NewWriter(w, http.StatusOK)
+	first := true
+	ticker := time.NewTicker(tailPoll)
+	defer ticker.Stop()
+	keepAlive := time.NewTicker(max(n.cfg.KeepAlive, time.Second))
+	defer keepAlive.Stop()
+	for {
+		ctx, cancel := context.WithTimeout(req.Context(), CallTimeout)
+		evs, lost, err := n.cfg.Backplane.Events(ctx, session, stream, after)
+		cancel()
+		if err != nil {
+			return
+		}
+		if lost && first {
+			_ = sw.Send(sse.Event{Data: n.lostNotice()})
+		}
+		first = false
+		for _, ev := range evs {
+			if len(ev.Data) > 0 {
+				_ = sw.SetWriteDeadline(time.Now().Add(n.cfg.WriteTimeout))
+				if err := sw.Send(sse.Event{ID: eventID(stream, ev.Seq), Data: ev.Data}); err != nil {
+					return
+				}
+			}
+			after = ev.Seq
+			if ev.Last {
+				n.DropLater(session, stream)
+				return
+			}
+		}
+		select {
+		case <-wake:
+		case <-ticker.C:
+		case <-keepAlive.C:
+			if sw.Comment("keep-alive") != nil {
+				return
+			}
+		case <-req.Context().Done():
+			return
+		case <-done:
+			return
+		}
+	}
+}
+
+// lostNotice tells a resuming client that its stream's buffer overflowed
+// and the oldest messages are gone, rather than leaving a silent gap.
+func (n *Node) lostNotice() []byte {
+	p, _ := json.Marshal(&mcp.LoggingMessageParams{Level: mcp.LevelError, Logger: "specter",
+		Data: fmt.Sprintf("messages of this stream were dropped: they exceeded the session's buffer of %d bytes; the answer may be incomplete", n.cfg.BufferBytes)})
+	return jsonrpc.AppendRequest(nil, nil, "notifications/message", p)
+}
+
+func eventID(stream string, seq uint64) string { return stream + "_" + strconv.FormatUint(seq, 10) }
+
+// wakeups wakes the tails waiting on a stream key.
+type wakeups struct {
+	mu sync.Mutex
+	m  map[string]map[chan struct{}]struct{}
+}
+
+func (w *wakeups) add(key string) chan struct{} {
+	ch := make(chan struct{}, 1)
+	w.mu.Lock()
+	if w.m == nil {
+		w.m = map[string]map[chan struct{}]struct{}{}
+	}
+	if w.m[key] == nil {
+		w.m[key] = map[chan struct{}]struct{}{}
+	}
+	w.m[key][ch] = struct{}{}
+	w.mu.Unlock()
+	return ch
+}
+
+func (w *wakeups) remove(key string, ch chan struct{}) {
+	w.mu.Lock()
+	delete(w.m[key], ch)
+	if len(w.m[key]) == 0 {
+		delete(w.m, key)
+	}
+	w.mu.Unlock()
+}
+
+func (w *wakeups) signal(key string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for ch := range w.m[key] {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}

@@ -1,0 +1,460 @@
+// Package stream is the state machine of one MCP response stream: the
+// answer to a POST, a session's standalone GET stream, or a 2026-07-28
+// subscriptions/listen stream.
+//
+// Messages are appended by whoever produces them (the handler, its
+// asynchronous work, notifications) and written at once to the connection
+// attached to the stream, if any. In a session, once the answer is an
+// event stream, every message also goes to the backplane's buffer for the
+// stream, where it stays until the stream is complete and delivered, so
+// that a client whose connection dropped resumes with GET and
+// Last-Event-ID, on this node or another (Node.Tail), and loses nothing.
+//
+// A POST answer starts undecided: if the response is the first message it
+// is written as application/json; the first notification or request, or a
+// keep-alive tick, turns the answer into an event stream.
+package stream
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/sse"
+)
+
+type mode uint8
+
+const (
+	modeUndecided mode = iota // nothing sent yet: the answer may still be plain JSON
+	modeSSE
+	modeJSON
+)
+
+// event is one message of a stream, kept for replay.
+type event struct {
+	seq      uint64
+	data     []byte
+	response bool
+}
+
+// Options describe a new stream.
+type Options struct {
+	// Session is the session the stream belongs to; "" on the 2026-07-28
+	// wire. Only a session's streams carry event ids and are kept in the
+	// backplane for resumption.
+	Session string
+	// ID names the stream within the session; event ids are ID_seq.
+	ID string
+	// Priming: the client expects a priming event (2025-11-25+).
+	Priming bool
+	// Standalone streams (GET and listen streams) are event streams from
+	// the start and never complete by themselves.
+	Standalone bool
+	// Pending is the number of requests a POST answer waits for.
+	Pending int
+	// Orphaned runs when the stream completes after its client left
+	// before the answer was decided: nobody can ask for it any more.
+	Orphaned func(*Stream)
+}
+
+// Stream is one response stream. Its methods are safe for concurrent use.
+type Stream struct {
+	n        *Node
+	opts     Options
+	ids      bool        // events carry ids and are kept for resumption (session era)
+	status   int         // HTTP status of a plain JSON answer; 0 means 200
+	headers  http.Header // headers of a plain JSON answer
+	done     chan struct{}
+	kick     chan struct{} // asks the attached connection to let go (CloseConn, replaced, failed)
+	mu       sync.Mutex
+	events   []event // messages of an undecided answer, not yet persisted
+	seq      uint64
+	buffered bool          // the backplane holds a buffer for this stream
+	reserved bool          // a connection is about to attach (Reserve)
+	timeout  time.Duration // write timeout of the message being appended
+	mode     mode
+	rw       http.ResponseWriter // attached connection, before it is an event stream
+	w        *sse.Writer         // attached connection, as an event stream
+	attach   uint64              // increments on every attach, so an old connection knows it was replaced
+	release  func()              // runs once when a hijacked connection ends
+	pending  int                 // requests still to be answered
+	sent     uint64              // last seq written to a connection
+	orphan   bool                // the POST connection left before the answer was decided
+	complete bool
+	timer    *time.Timer // keep-alive
+}
+
+// New returns a stream of this node.
+func (n *Node) New(o Options) *Stream {
+	s := &Stream{n: n, opts: o, ids: o.Session != "", pending: o.Pending,
+		done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	if o.Standalone {
+		// A GET or listen stream is an event stream whenever a client
+		// attaches; what arrives before that is buffered (or, with no
+		// resumption, has no one to go to).
+		s.mode = modeSSE
+	}
+	return s
+}
+
+// ID returns the stream's id within its session.
+func (s *Stream) ID() string { return s.opts.ID }
+
+// Done is closed when the stream is complete or stopped.
+func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// SetStatus sets the HTTP status of a plain JSON answer (a refusal decided
+// before anything was streamed). Default 200.
+func (s *Stream) SetStatus(code int) {
+	s.mu.Lock()
+	s.status = code
+	s.mu.Unlock()
+}
+
+// SetHeader sets a header of a plain JSON answer.
+func (s *Stream) SetHeader(key, value string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.headers == nil {
+		s.headers = http.Header{}
+	}
+	s.headers.Set(key, value)
+}
+
+func (s *Stream) eventID(seq uint64) string { return eventID(s.opts.ID, seq) }
+
+// ParseEventID splits an event id "<stream>_<seq>".
+func ParseEventID(id string) (stream string, seq uint64, ok bool) {
+	i := strings.LastIndexByte(id, '_')
+	if i <= 0 {
+		return "", 0, false
+	}
+	seq, err := strconv.ParseUint(id[i+1:], 10, 64)
+	return id[:i], seq, err == nil
+}
+
+// noticeWriteTimeout bounds the write of a notification fanned out to
+// many streams. A healthy connection takes a small event at once; one
+// whose client stopped reading is let go (the event stays buffered for
+// its resume), so it cannot hold up the notifier and everyone after it.
+const noticeWriteTimeout = 50 * time.Millisecond
+
+// Notice appends a fanned-out notification (see noticeWriteTimeout).
+func (s *Stream) Notice(data []byte) { s.deliver(data, false, noticeWriteTimeout) }
+
+// Send appends a message and writes it to the attached connection. A
+// response counts toward completing the stream; nil data is a request
+// that ends without an answer (cancelled), which counts too.
+func (s *Stream) Send(data []byte, response bool) { s.deliver(data, response, s.n.cfg.WriteTimeout) }
+
+func (s *Stream) deliver(data []byte, response bool, timeout time.Duration) {
+	if s.append(data, response, timeout) && s.opts.Orphaned != nil {
+		s.opts.Orphaned(s)
+	}
+}
+
+func (s *Stream) append(data []byte, response bool, timeout time.Duration) (orphaned bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.timeout = timeout
+	defer func() { s.timeout = s.n.cfg.WriteTimeout }()
+	if s.complete {
+		return false // the stream is over; a late message has nowhere to go
+	}
+	if data == nil {
+		s.pending--
+		if s.pending <= 0 && !s.opts.Standalone {
+			if s.mode == modeSSE && s.ids {
+				s.seq++
+				s.persist(event{seq: s.seq}, true) // tells a tailing node the stream ended
+			}
+			return s.finish()
+		}
+		return false
+	}
+	s.seq++
+	ev := event{seq: s.seq, data: data, response: response}
+	if response {
+		s.pending--
+	}
+	switch {
+	case s.mode == modeSSE && !s.ids:
+		// Without resumption a message is written or lost with its
+		// connection; only a stream no connection attached to yet
+		// keeps its first messages for it.
+		switch {
+		case s.w != nil:
+			s.write(ev)
+		case s.attach == 0:
+			s.events = append(s.events, ev)
+		}
+	case s.mode == modeSSE:
+		s.persist(ev, response && s.pending <= 0 && !s.opts.Standalone)
+		if s.w != nil {
+			s.write(ev)
+		}
+	default:
+		s.events = append(s.events, ev)
+		if !response && s.rw != nil {
+			s.startStream()
+		}
+	}
+	if response && s.pending <= 0 && !s.opts.Standalone {
+		return s.finish()
+	}
+	return false
+}
+
+// finish marks the stream complete and reports whether it was orphaned.
+// Called with s.mu held.
+func (s *Stream) finish() bool {
+	s.complete = true
+	close(s.done)
+	return s.orphan
+}
+
+// persist puts a message in the backplane's buffer for the stream, so the
+// client can resume on any node; a node tailing the stream is woken.
+// Called with s.mu held.
+func (s *Stream) persist(ev event, last bool) {
+	ctx, cancel := s.n.Context()
+	defer cancel()
+	cfg := &s.n.cfg
+	err := cfg.Backplane.Append(ctx, s.opts.Session, s.opts.ID, backplane.Event{Seq: ev.seq, Data: ev.data, Last: last}, cfg.BufferBytes)
+	if err != nil {
+		cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer: a message could not be kept for resumption")
+		return
+	}
+	s.buffered = true
+	if s.w == nil && !cfg.Local && cfg.Publish != nil {
+		cfg.Publish(&backplane.Message{Kind: backplane.KindWake, Session: s.opts.Session, Stream: s.opts.ID})
+	}
+}
+
+// startStream turns an undecided answer into an event stream and writes
+// what was kept so far. Called with s.mu held.
+func (s *Stream) startStream() {
+	s.mode = modeSSE
+	s.w = sse.NewWriter(s.rw, http.StatusOK)
+	s.rw = nil
+	if s.ids {
+		// A marker at seq 0 makes the stream known to every node from
+		// the first event id the client may hold.
+		s.persist(event{}, false)
+	}
+	s.prime(0)
+	complete := s.pending <= 0 && !s.opts.Standalone
+	for i, ev := range s.events {
+		if s.ids {
+			s.persist(ev, complete && i == len(s.events)-1)
+		}
+		s.write(ev)
+	}
+	s.events = nil
+}
+
+// prime writes the priming event: an id with empty data lets the client
+// resume from here even if the connection drops before the next message.
+func (s *Stream) prime(after uint64) {
+	if s.opts.Priming {
+		s.writeRaw(sse.Event{ID: s.eventID(after), Retry: s.n.cfg.Retry})
+	}
+}
+
+// flushKept writes what a stream without resumption kept before its first
+// connection attached. Called with s.mu held.
+func (s *Stream) flushKept() {
+	if s.ids {
+		return
+	}
+	for _, ev := range s.events {
+		s.write(ev)
+	}
+	s.events = nil
+}
+
+// replay writes the buffered messages after seq from the backplane,
+// telling the client first if some of them were dropped.
+func (s *Stream) replay(after uint64) {
+	if !s.ids || !s.buffered {
+		return
+	}
+	ctx, cancel := s.n.Context()
+	defer cancel()
+	evs, lost, err := s.n.cfg.Backplane.Events(ctx, s.opts.Session, s.opts.ID, after)
+	if err != nil {
+		s.n.cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer unavailable for a resume")
+		return
+	}
+	if lost {
+		s.writeRaw(sse.Event{Data: s.n.lostNotice()})
+	}
+	for _, ev := range evs {
+		if len(ev.Data) > 0 {
+			s.write(event{seq: ev.Seq, data: ev.Data})
+		}
+	}
+}
+
+func (s *Stream) write(ev event) {
+	e := sse.Event{Data: ev.data}
+	if s.ids {
+		e.ID = s.eventID(ev.seq)
+	}
+	s.writeRaw(e)
+	if s.w != nil {
+		s.sent = ev.seq
+	}
+}
+
+func (s *Stream) writeRaw(e sse.Event) {
+	if s.w == nil {
+		return
+	}
+	timeout := s.timeout
+	if timeout <= 0 {
+		timeout = s.n.cfg.WriteTimeout
+	}
+	_ = s.w.SetWriteDeadline(time.Now().Add(timeout))
+	if err := s.w.Send(e); err != nil {
+		// The client is gone or does not read; keep the events for a
+		// resume and let the connection go.
+		s.dropWriter()
+		s.signal()
+	}
+}
+
+// dropWriter lets go of the attached event-stream connection; a hijacked
+// one is closed and its release runs. Called with s.mu held.
+func (s *Stream) dropWriter() {
+	w := s.w
+	s.w = nil
+	if w == nil || !w.Hijacked() {
+		return
+	}
+	_ = w.Close()
+	if rel := s.release; rel != nil {
+		s.release = nil
+		rel()
+	}
+}
+
+func (s *Stream) signal() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// Attached reports whether a connection is reading the stream.
+func (s *Stream) Attached() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w != nil || s.rw != nil || s.reserved
+}
+
+// Reserve claims the stream for a connection about to attach, unless one
+// is attached or claimed: two GETs racing for a session's stream cannot
+// both win, even before the first one's response head is out.
+func (s *Stream) Reserve() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.w != nil || s.rw != nil || s.reserved {
+		return false
+	}
+	s.reserved = true
+	return true
+}
+
+// Delivered returns the seq of the last message written to a connection.
+func (s *Stream) Delivered() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sent
+}
+
+// CloseConn ends the current connection before the stream is complete, as
+// SSE polling allows: the client reconnects after the retry delay.
+func (s *Stream) CloseConn() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mode == modeUndecided && s.rw != nil {
+		s.startStream()
+	}
+	if s.w != nil && s.ids {
+		s.writeRaw(sse.Event{Retry: s.n.cfg.Retry, ID: s.eventID(s.seq)})
+	}
+	s.dropWriter()
+	s.signal()
+}
+
+func (s *Stream) armKeepAlive() {
+	d := s.n.cfg.KeepAlive
+	if d <= 0 {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer == nil {
+		s.timer = time.AfterFunc(d, s.keepAlive)
+	} else {
+		s.timer.Reset(d)
+	}
+}
+
+// keepAlive writes a comment on a quiet stream so that idle-connection
+// timeouts between client and server do not cut it.
+func (s *Stream) keepAlive() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.complete && !s.opts.Standalone {
+		return
+	}
+	if s.mode == modeUndecided && s.rw != nil {
+		s.startStream()
+	}
+	if s.w == nil {
+		return
+	}
+	_ = s.w.SetWriteDeadline(time.Now().Add(s.n.cfg.WriteTimeout))
+	if err := s.w.Comment("keep-alive"); err != nil {
+		s.dropWriter()
+		s.signal()
+		return
+	}
+	s.timer.Reset(s.n.cfg.KeepAlive)
+}
+
+// Stop ends a stream that is no longer used: its timer stops, its
+// connection is let go, and it takes no more messages.
+func (s *Stream) Stop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.timer != nil {
+		s.timer.Stop()
+	}
+	if !s.complete {
+		s.complete = true
+		close(s.done)
+	}
+	s.dropWriter()
+	s.signal()
+}
+
+// Drop stops the stream and deletes its buffer after a grace period, for
+// a stream delivered whole or that nobody can ask for: written to the
+// socket is not read by the client, which may have hung up just then and
+// resume.
+func (s *Stream) Drop() {
+	s.Stop()
+	s.mu.Lock()
+	persisted := s.buffered
+	s.mu.Unlock()
+	if persisted {
+		s.n.DropLater(s.opts.Session, s.opts.ID)
+	}
+}
