@@ -15,9 +15,9 @@ import (
 	"github.com/specter-mcp/specter/principal"
 )
 
-// scope is what connect decided for this HTTP request: who the caller is
+// grant is what connect decided for this HTTP request: who the caller is
 // and what it may see. Handlers share it read-only.
-type scope struct {
+type grant struct {
 	assigns      map[string]any
 	instructions *string
 	principal    string
@@ -27,8 +27,8 @@ type scope struct {
 	resources    access.Names
 }
 
-func (s *scope) filtered() bool {
-	return s.tools.Filtered() || s.prompts.Filtered() || s.resources.Filtered()
+func (g *grant) filtered() bool {
+	return g.tools.Filtered() || g.prompts.Filtered() || g.resources.Filtered()
 }
 
 // Context is the per-request context handed to connect and to handlers.
@@ -45,8 +45,8 @@ type Context struct {
 	r       *Router
 	echo    echo.Context
 	http    *http.Request
-	scope   *scope
-	shared  bool // scope belongs to the HTTP request; copy before writing
+	grant   *grant
+	shared  bool // grant belongs to the HTTP request; copy before writing
 	req     *Request
 	sess    *session.Session
 	stream  *Stream
@@ -77,19 +77,19 @@ func (c *Context) HTTPRequest() *http.Request { return c.http }
 // Request returns the MCP request being answered; nil inside connect.
 func (c *Context) Request() *Request { return c.req }
 
-func (c *Context) writable() *scope {
+func (c *Context) writable() *grant {
 	if c.shared {
-		s := *c.scope
-		s.assigns = make(map[string]any, len(c.scope.assigns)+1)
-		for k, v := range c.scope.assigns {
+		s := *c.grant
+		s.assigns = make(map[string]any, len(c.grant.assigns)+1)
+		for k, v := range c.grant.assigns {
 			s.assigns[k] = v
 		}
-		c.scope, c.shared = &s, false
+		c.grant, c.shared = &s, false
 	}
-	if c.scope.assigns == nil {
-		c.scope.assigns = map[string]any{}
+	if c.grant.assigns == nil {
+		c.grant.assigns = map[string]any{}
 	}
-	return c.scope
+	return c.grant
 }
 
 // Assign stores a value for later steps of this request: connect assigns
@@ -98,7 +98,7 @@ func (c *Context) Assign(key string, value any) { c.writable().assigns[key] = va
 
 // Assigned returns the value assigned under key if there is one of type T.
 func Assigned[T any](c *Context, key string) (T, bool) {
-	v, ok := c.scope.assigns[key].(T)
+	v, ok := c.grant.assigns[key].(T)
 	return v, ok
 }
 
@@ -107,11 +107,11 @@ func Assigned[T any](c *Context, key string) (T, bool) {
 func (c *Context) SetPrincipal(id string) { c.writable().principal = id }
 
 // Principal returns the authenticated caller's id, or "".
-func (c *Context) Principal() string { return c.scope.principal }
+func (c *Context) Principal() string { return c.grant.principal }
 
 // Caller returns the caller that authentication middleware (auth.JWT)
 // put in the request context, with its scopes and claims, or nil.
-func (c *Context) Caller() *principal.Principal { return c.scope.caller }
+func (c *Context) Caller() *principal.Principal { return c.grant.caller }
 
 // PutInstructions sets the instructions this caller receives at initialize.
 func (c *Context) PutInstructions(s string) { c.writable().instructions = &s }

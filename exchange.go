@@ -55,7 +55,7 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
-	c := &Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, scope: conn.scope, shared: true, req: req, sess: sess}
+	c := &Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess}
 	c.stream = &Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
 	x := &exchange{r: r, cat: r.catalog.Load(), c: c, sess: sess, ob: ob, start: time.Now()}
 	lookup := handlers.Lookup
@@ -78,7 +78,7 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 			return
 		}
 	}
-	if m.Method == handlers.MethodInitialize && sess != nil {
+	if m.Method == mcp.MethodInitialize && sess != nil {
 		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
 		return
 	}
@@ -128,7 +128,7 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 		x.ob.Send(data, true)
 	}
 	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
-		Session: req.SessionID, Principal: x.c.scope.principal, Code: code, Duration: time.Since(x.start)})
+		Session: req.SessionID, Principal: x.c.grant.principal, Code: code, Duration: time.Since(x.start)})
 }
 
 // outcome encodes a reply: its result as JSON (with what the 2026-07-28
@@ -302,13 +302,13 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 		}
 		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
 	}
-	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.scope)}
+	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
 	out := make([]*mcp.Tool, 0, len(x.cat.Tools))
 	for _, d := range x.cat.Tools {
-		if x.c.scope.allowsTool(d.name) && x.visible(d) {
+		if x.c.grant.allowsTool(d.name) && x.visible(d) {
 			out = append(out, d.tool)
 		}
 	}
@@ -317,10 +317,10 @@ func (x *exchange) Tools() []*mcp.Tool {
 
 func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome {
 	d := x.cat.ByTool[name]
-	if d == nil || !x.c.scope.allowsTool(name) {
+	if d == nil || !x.c.grant.allowsTool(name) {
 		return handlers.Failed(unknownTool(name))
 	}
-	if ok, missing := x.c.scope.permits(d); !ok {
+	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
 	if d.tasks == TaskRequired && !x.tasksDeclared() {
@@ -336,7 +336,7 @@ func unknownTool(name string) *jsonrpc.Error {
 func (x *exchange) Prompts() []*mcp.Prompt {
 	out := make([]*mcp.Prompt, 0, len(x.cat.Prompts))
 	for _, d := range x.cat.Prompts {
-		if x.c.scope.allowsPrompt(d.name) && x.visible(d) {
+		if x.c.grant.allowsPrompt(d.name) && x.visible(d) {
 			out = append(out, d.prompt)
 		}
 	}
@@ -345,10 +345,10 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 
 func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outcome {
 	d := x.cat.ByPrompt[name]
-	if d == nil || !x.c.scope.allowsPrompt(name) {
+	if d == nil || !x.c.grant.allowsPrompt(name) {
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
 	}
-	if ok, missing := x.c.scope.permits(d); !ok {
+	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
 	raw, err := json.Marshal(args)
@@ -361,7 +361,7 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outco
 func (x *exchange) Resources() []*mcp.Resource {
 	out := make([]*mcp.Resource, 0, len(x.cat.Resources))
 	for _, d := range x.cat.Resources {
-		if x.c.scope.allowsResource(d, d.resource.URI) && x.visible(d) {
+		if x.c.grant.allowsResource(d, d.resource.URI) && x.visible(d) {
 			out = append(out, d.resource)
 		}
 	}
@@ -371,7 +371,7 @@ func (x *exchange) Resources() []*mcp.Resource {
 func (x *exchange) ResourceSources() []handlers.ResourceSource {
 	var out []handlers.ResourceSource
 	for _, d := range x.cat.Templates {
-		if d.list == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
+		if d.list == nil || !x.c.grant.allowsResource(d, "") || !x.visible(d) {
 			continue
 		}
 		out = append(out, func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) })
@@ -409,7 +409,7 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 func (x *exchange) Templates() []*mcp.ResourceTemplate {
 	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.Templates))
 	for _, d := range x.cat.Templates {
-		if x.c.scope.allowsResource(d, "") && x.visible(d) {
+		if x.c.grant.allowsResource(d, "") && x.visible(d) {
 			out = append(out, d.template)
 		}
 	}
@@ -418,10 +418,10 @@ func (x *exchange) Templates() []*mcp.ResourceTemplate {
 
 func (x *exchange) ReadResource(uri string) handlers.Outcome {
 	d, _ := x.cat.ResourceFor(uri)
-	if d == nil || !x.c.scope.allowsResource(d, uri) {
+	if d == nil || !x.c.grant.allowsResource(d, uri) {
 		return handlers.Failed(ResourceNotFound(uri))
 	}
-	if ok, missing := x.c.scope.permits(d); !ok {
+	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
 	return x.run(d, nil)
@@ -429,7 +429,7 @@ func (x *exchange) ReadResource(uri string) handlers.Outcome {
 
 func (x *exchange) Subscribe(uri string, on bool) error {
 	if on {
-		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.scope.allowsResource(d, uri) || !x.visible(d) {
+		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)
 		}
 	}
@@ -442,12 +442,12 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	var d *declaration
 	switch p.Ref.Type {
-	case "ref/prompt":
-		if d = x.cat.ByPrompt[p.Ref.Name]; d == nil || !x.c.scope.allowsPrompt(d.name) || !x.visible(d) {
+	case mcp.RefPrompt:
+		if d = x.cat.ByPrompt[p.Ref.Name]; d == nil || !x.c.grant.allowsPrompt(d.name) || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", p.Ref.Name)
 		}
 	default:
-		if d = x.cat.ByURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
+		if d = x.cat.ByURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.grant.allowsResource(d, "") || !x.visible(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown resource template: %s", p.Ref.URI)
 		}
 	}
@@ -471,19 +471,19 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 // policy let it see d, and remembers when they hid something: the answer
 // then depends on the caller and must not be cached publicly.
 func (x *exchange) visible(d *declaration) bool {
-	ok, _ := x.c.scope.permits(d)
+	ok, _ := x.c.grant.permits(d)
 	if !ok {
 		x.hid = true
 	}
 	return ok
 }
 
-func (s *scope) allowsTool(name string) bool { return s.tools.Permits(name) }
+func (g *grant) allowsTool(name string) bool { return g.tools.Permits(name) }
 
-func (s *scope) allowsPrompt(name string) bool { return s.prompts.Permits(name) }
+func (g *grant) allowsPrompt(name string) bool { return g.prompts.Permits(name) }
 
 // allowsResource: a resource is named by its URI, or by its declaration
 // (pattern as written or as RFC 6570 template).
-func (s *scope) allowsResource(d *declaration, uri string) bool {
-	return s.resources.Permits(d.name, d.pattern.Template(), uri)
+func (g *grant) allowsResource(d *declaration, uri string) bool {
+	return g.resources.Permits(d.name, d.pattern.Template(), uri)
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -18,7 +17,7 @@ import (
 type listener struct {
 	id     jsonrpc.ID
 	filter mcp.SubscriptionFilter
-	scope  *scope
+	grant  *grant
 	ob     *stream.Stream
 }
 
@@ -68,7 +67,7 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
-	l := &listener{id: m.ID, filter: p.Notifications, scope: c.scope, ob: r.streams.New(stream.Options{Standalone: true})}
+	l := &listener{id: m.ID, filter: p.Notifications, grant: c.grant, ob: r.streams.New(stream.Options{Standalone: true})}
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,
@@ -76,7 +75,7 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 	// The acknowledgement is the first frame, and the listener is
 	// registered before the client can see it: the stream keeps both for
 	// its connection, in order, until the connection attaches.
-	l.ob.Send(jsonrpc.AppendRequest(nil, nil, handlers.NotificationSubscriptionsAck, ack), false)
+	l.ob.Send(jsonrpc.AppendRequest(nil, nil, mcp.NotificationSubscriptionsAck, ack), false)
 	r.listen.add(l)
 	// The stream lives until the client leaves or the router shuts
 	// down; on a hijacked connection nothing waits here.
@@ -99,11 +98,11 @@ func (l *listener) notification(method string, params map[string]any) []byte {
 
 func (l *listener) wants(method string) bool {
 	switch method {
-	case handlers.NotificationToolsChanged:
+	case mcp.NotificationToolsChanged:
 		return l.filter.ToolsListChanged
-	case handlers.NotificationPromptsChanged:
+	case mcp.NotificationPromptsChanged:
 		return l.filter.PromptsListChanged
-	case handlers.NotificationResourcesChanged:
+	case mcp.NotificationResourcesChanged:
 		return l.filter.ResourcesListChanged
 	}
 	return false

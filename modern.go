@@ -10,6 +10,7 @@ import (
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 // HTTP headers of the 2026-07-28 Streamable HTTP transport.
@@ -75,13 +76,13 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 	if !ok {
 		return
 	}
-	if m.Method == handlers.MethodToolsCall {
-		if jerr := r.checkParamHeaders(req.Header, c.scope, p.Name, p.Arguments); jerr != nil {
+	if m.Method == mcp.MethodToolsCall {
+		if jerr := r.checkParamHeaders(req.Header, c.grant, p.Name, p.Arguments); jerr != nil {
 			refusal.Write(w, m.ID, refusal.BadRequest(jerr))
 			return
 		}
 	}
-	if m.Method == handlers.MethodSubscriptionsListen {
+	if m.Method == mcp.MethodSubscriptionsListen {
 		r.serveListen(w, req, c, m)
 		return
 	}
@@ -94,7 +95,7 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		return
 	}
 	call.RequestState, call.Responses = p.RequestState, p.InputResponses
-	call.InputAllowed = m.Method == handlers.MethodToolsCall || m.Method == handlers.MethodPromptsGet || m.Method == handlers.MethodResourcesRead
+	call.InputAllowed = m.Method == mcp.MethodToolsCall || m.Method == mcp.MethodPromptsGet || m.Method == mcp.MethodResourcesRead
 
 	ob := r.streams.New(stream.Options{Pending: 1})
 	gen := ob.AttachPOST(w)
@@ -107,9 +108,9 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 // nameOf returns what Mcp-Name must carry for method.
 func nameOf(method string, p *modernParams) (string, bool) {
 	switch method {
-	case handlers.MethodToolsCall, handlers.MethodPromptsGet:
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
 		return p.Name, true
-	case handlers.MethodResourcesRead:
+	case mcp.MethodResourcesRead:
 		return p.URI, true
 	}
 	if isTaskMethod(method) {
@@ -121,7 +122,7 @@ func nameOf(method string, p *modernParams) (string, bool) {
 // checkParamHeaders verifies the Mcp-Param-* headers of a tool whose
 // params are mirrored into headers (x-mcp-header): each present value
 // must be sent, and match.
-func (r *Router) checkParamHeaders(h http.Header, sc *scope, tool string, args json.RawMessage) *jsonrpc.Error {
+func (r *Router) checkParamHeaders(h http.Header, sc *grant, tool string, args json.RawMessage) *jsonrpc.Error {
 	d := r.catalog.Load().ByTool[tool]
 	if d == nil || len(d.headers) == 0 || !sc.allowsTool(tool) {
 		return nil
@@ -137,17 +138,17 @@ func (x *exchange) decorate(result any) {
 		return
 	}
 	hint := x.r.cfg.cache
-	if m := x.c.req.Method; m == handlers.MethodResourcesRead || m == handlers.MethodSkillsGet {
+	if m := x.c.req.Method; m == mcp.MethodResourcesRead || m == mcp.MethodSkillsGet {
 		if d, _ := x.cat.ResourceFor(x.c.req.Name); d != nil && d.cache != nil {
 			hint = *d.cache
 		}
 	}
 	// What this caller sees depends on who it is.
-	modern.Cache(base, hint.ttl, hint.scope, x.c.scope.filtered() || x.c.scope.principal != "" || x.hid)
+	modern.Cache(base, hint.ttl, hint.visibility, x.c.grant.filtered() || x.c.grant.principal != "" || x.hid)
 }
 
 // cacheHint is how long and by whom a result may be cached.
 type cacheHint struct {
-	ttl   time.Duration
-	scope string
+	ttl        time.Duration
+	visibility string // mcp.CachePublic or mcp.CachePrivate (the wire's cacheScope)
 }

@@ -72,7 +72,7 @@ func inputKey(opts []InputOption) string {
 
 // binding is what a requestState of this request belongs to.
 func (x *exchange) binding() seal.Binding {
-	return seal.Bind(x.c.scope.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
+	return seal.Bind(x.c.grant.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
 }
 
 // inputRequired is the input_required result of a run that asked.

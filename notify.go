@@ -6,7 +6,6 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/session"
 
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -43,24 +42,24 @@ func notifyOpts(opts []NotifyOption) notifyOptions {
 // 2026-07-28 clients on subscriptions/listen streams that asked for
 // toolsListChanged. Declaring or removing a tool notifies by itself.
 func (r *Router) NotifyToolsChanged(opts ...NotifyOption) {
-	r.broadcast(handlers.NotificationToolsChanged, notifyOpts(opts))
+	r.broadcast(mcp.NotificationToolsChanged, notifyOpts(opts))
 }
 
 // NotifyPromptsChanged tells listening clients that the prompt list changed.
 func (r *Router) NotifyPromptsChanged(opts ...NotifyOption) {
-	r.broadcast(handlers.NotificationPromptsChanged, notifyOpts(opts))
+	r.broadcast(mcp.NotificationPromptsChanged, notifyOpts(opts))
 }
 
 // NotifyResourcesChanged tells listening clients that the resource list changed.
 func (r *Router) NotifyResourcesChanged(opts ...NotifyOption) {
-	r.broadcast(handlers.NotificationResourcesChanged, notifyOpts(opts))
+	r.broadcast(mcp.NotificationResourcesChanged, notifyOpts(opts))
 }
 
 // NotifyResourceUpdated tells the clients subscribed to uri (and allowed
 // to read it) that the resource changed.
 func (r *Router) NotifyResourceUpdated(uri string, opts ...NotifyOption) {
 	o := notifyOpts(opts)
-	r.publish(&backplane.Message{Kind: backplane.KindNotify, Method: handlers.NotificationResourceUpdated, URI: uri, Principal: o.principal, Targeted: o.targeted})
+	r.publish(&backplane.Message{Kind: backplane.KindNotify, Method: mcp.NotificationResourceUpdated, URI: uri, Principal: o.principal, Targeted: o.targeted})
 }
 
 // broadcast sends a list_changed notification through the backplane, so
@@ -73,7 +72,7 @@ func (r *Router) broadcast(method string, o notifyOptions) {
 // streams attached to this node whose callers may see it.
 func (r *Router) deliverNotify(m *backplane.Message) {
 	o := notifyOptions{principal: m.Principal, targeted: m.Targeted}
-	if m.Method != handlers.NotificationResourceUpdated {
+	if m.Method != mcp.NotificationResourceUpdated {
 		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
 		for _, s := range r.sessions.All() {
 			if o.reaches(s.Principal()) {
@@ -81,7 +80,7 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 			}
 		}
 		for _, l := range r.listen.all() {
-			if l.wants(m.Method) && o.reaches(l.scope.principal) {
+			if l.wants(m.Method) && o.reaches(l.grant.principal) {
 				l.ob.Notice(l.notification(m.Method, nil))
 			}
 		}
@@ -89,9 +88,9 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 	}
 	uri := m.URI
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: uri})
-	msg := jsonrpc.AppendRequest(nil, nil, handlers.NotificationResourceUpdated, p)
+	msg := jsonrpc.AppendRequest(nil, nil, mcp.NotificationResourceUpdated, p)
 	d, _ := r.catalog.Load().ResourceFor(uri)
-	allowed := func(sc *scope) bool {
+	allowed := func(sc *grant) bool {
 		if d == nil || sc == nil {
 			return true
 		}
@@ -102,13 +101,13 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 		if !o.reaches(s.Principal()) || !r.subscribedNow(s, uri) {
 			continue
 		}
-		if sc, _ := s.Access().(*scope); allowed(sc) {
+		if sc, _ := s.Access().(*grant); allowed(sc) {
 			s.Notify(msg)
 		}
 	}
 	for _, l := range r.listen.all() {
-		if l.subscribed(uri) && o.reaches(l.scope.principal) && allowed(l.scope) {
-			l.ob.Notice(l.notification(handlers.NotificationResourceUpdated, map[string]any{"uri": uri}))
+		if l.subscribed(uri) && o.reaches(l.grant.principal) && allowed(l.grant) {
+			l.ob.Notice(l.notification(mcp.NotificationResourceUpdated, map[string]any{"uri": uri}))
 		}
 	}
 }

@@ -143,13 +143,13 @@ func List(h Handler) DeclOption {
 
 // Cache sets the caching hints (2026-07-28 ttlMs and cacheScope) of a
 // resource's reads or, given to NewRouter, of discovery and every list
-// and read by default (default: 0 ms, public). scope is mcp.CachePublic
-// or mcp.CachePrivate. Results that depend on the caller (connect set an
-// allow-list or a principal) are always private.
-func Cache(ttl time.Duration, scope string) SharedOption {
-	h := cacheHint{ttl: ttl, scope: scope}
-	if scope != mcp.CachePrivate {
-		h.scope = mcp.CachePublic
+// and read by default (default: 0 ms, public). visibility, the wire's
+// cacheScope, is mcp.CachePublic or mcp.CachePrivate. Results that depend
+// on the caller (connect set a list or a principal) are always private.
+func Cache(ttl time.Duration, visibility string) SharedOption {
+	h := cacheHint{ttl: ttl, visibility: visibility}
+	if visibility != mcp.CachePrivate {
+		h.visibility = mcp.CachePublic
 	}
 	if ttl < 0 {
 		h.ttl = 0

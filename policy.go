@@ -26,16 +26,16 @@ func Policy(allow func(caller *principal.Principal) bool) DeclOption {
 
 // permits reports whether the caller meets the declaration's scopes and
 // policy, and which scopes are missing.
-func (s *scope) permits(d *declaration) (ok bool, missing []string) {
+func (g *grant) permits(d *declaration) (ok bool, missing []string) {
 	for _, sc := range d.scopes {
-		if !s.caller.HasScope(sc) {
+		if !g.caller.HasScope(sc) {
 			missing = append(missing, sc)
 		}
 	}
 	if len(missing) > 0 {
 		return false, missing
 	}
-	if d.policy != nil && !d.policy(s.caller) {
+	if d.policy != nil && !d.policy(g.caller) {
 		return false, nil
 	}
 	return true, nil

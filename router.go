@@ -212,7 +212,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
 			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo,
-			cache:    cacheHint{scope: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
+			cache:    cacheHint{visibility: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
@@ -340,7 +340,7 @@ func (r *Router) capabilities() mcp.ServerCapabilities {
 
 // instructionsFor returns the instructions for a caller: connect's, or
 // the router's.
-func (r *Router) instructionsFor(s *scope) string {
+func (r *Router) instructionsFor(s *grant) string {
 	if s.instructions != nil {
 		return *s.instructions
 	}

@@ -107,7 +107,7 @@ func (x *exchange) Skills() ([]*mcp.Skill, error) {
 	}
 	out := make([]*mcp.Skill, 0, len(x.cat.Skills))
 	for _, d := range x.cat.Skills {
-		if x.c.scope.allowsResource(d, "") && x.visible(d) {
+		if x.c.grant.allowsResource(d, "") && x.visible(d) {
 			out = append(out, &d.skill.Entry)
 		}
 	}
@@ -119,7 +119,7 @@ func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
 		return nil, x.noSkills()
 	}
 	d := skillFor(x.cat, uri)
-	if d == nil || !x.c.scope.allowsResource(d, "") || !x.visible(d) {
+	if d == nil || !x.c.grant.allowsResource(d, "") || !x.visible(d) {
 		return nil, nil
 	}
 	return d.skill, nil

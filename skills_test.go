@@ -77,7 +77,7 @@ func TestSkillEntry(t *testing.T) {
 		res.Size == nil || *res.Size != s.Entry.Resources[0].Size {
 		t.Errorf("SKILL.md resource %+v", res)
 	}
-	if !slices.Equal(d.scopes, []string{"kit:read"}) || d.cache == nil || d.cache.scope != mcp.CachePrivate {
+	if !slices.Equal(d.scopes, []string{"kit:read"}) || d.cache == nil || d.cache.visibility != mcp.CachePrivate {
 		t.Errorf("options not applied: scopes %v cache %v", d.scopes, d.cache)
 	}
 }

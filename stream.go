@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
@@ -64,7 +63,7 @@ func (s *Stream) Progress(progress, total float64, message string) error {
 	if total > 0 {
 		p.Total = &total
 	}
-	return s.sendNotification(handlers.NotificationProgress, &p)
+	return s.sendNotification(mcp.NotificationProgress, &p)
 }
 
 // Log sends a log message to the client if level is at or above the level
@@ -77,7 +76,7 @@ func (s *Stream) Log(level mcp.LoggingLevel, data any) error {
 	if !on || level.Severity() < min.Severity() {
 		return nil
 	}
-	return s.sendNotification(handlers.NotificationMessage, &mcp.LoggingMessageParams{Level: level, Data: data})
+	return s.sendNotification(mcp.NotificationMessage, &mcp.LoggingMessageParams{Level: level, Data: data})
 }
 
 // Notify sends any notification on the request's stream.
@@ -130,10 +129,10 @@ func (e *elicitation) valid() bool {
 // elicitForm asks a form-mode elicitation with a compiled schema.
 func (s *Stream) elicitForm(message string, schema json.RawMessage, opts []InputOption) (*elicitation, error) {
 	if !s.req.ClientCapabilities.Elicitation.SupportsForm() {
-		return &elicitation{}, &CapabilityError{Capability: "elicitation", Method: handlers.MethodElicit}
+		return &elicitation{}, &CapabilityError{Capability: "elicitation", Method: mcp.MethodElicit}
 	}
 	var res elicitation
-	err := s.call(handlers.MethodElicit, &mcp.ElicitParams{Mode: s.formMode(), Message: message, RequestedSchema: schema}, &res, res.valid, opts)
+	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: s.formMode(), Message: message, RequestedSchema: schema}, &res, res.valid, opts)
 	return &res, err
 }
 
@@ -149,7 +148,7 @@ func (s *Stream) formMode() string {
 // (URL mode, MCP 2025-11-25), and returns how the user answered.
 func (s *Stream) ElicitURL(message, url, elicitationID string, opts ...InputOption) (ElicitAction, error) {
 	if !s.req.ClientCapabilities.Elicitation.SupportsURL() {
-		return "", &CapabilityError{Capability: "elicitation.url", Method: handlers.MethodElicit}
+		return "", &CapabilityError{Capability: "elicitation.url", Method: mcp.MethodElicit}
 	}
 	if s.req.modern != nil {
 		// 2026-07-28 dropped elicitationId: the retry itself says the
@@ -157,17 +156,17 @@ func (s *Stream) ElicitURL(message, url, elicitationID string, opts ...InputOpti
 		elicitationID = ""
 	}
 	var res elicitation
-	err := s.call(handlers.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, res.valid, opts)
+	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, res.valid, opts)
 	return res.Action, err
 }
 
 // Sample asks the client's LLM for a message.
 func (s *Stream) Sample(p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
 	if s.req.ClientCapabilities.Sampling == nil {
-		return nil, &CapabilityError{Capability: "sampling", Method: handlers.MethodSample}
+		return nil, &CapabilityError{Capability: "sampling", Method: mcp.MethodSample}
 	}
 	var res mcp.CreateMessageResult
-	err := s.call(handlers.MethodSample, p, &res, func() bool {
+	err := s.call(mcp.MethodSample, p, &res, func() bool {
 		return (res.Role == mcp.RoleAssistant || res.Role == mcp.RoleUser) && len(res.Content) > 0
 	}, opts)
 	return &res, err
@@ -176,10 +175,10 @@ func (s *Stream) Sample(p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.C
 // ListRoots asks the client for its roots.
 func (s *Stream) ListRoots(opts ...InputOption) ([]mcp.Root, error) {
 	if s.req.ClientCapabilities.Roots == nil {
-		return nil, &CapabilityError{Capability: "roots", Method: handlers.MethodListRoots}
+		return nil, &CapabilityError{Capability: "roots", Method: mcp.MethodListRoots}
 	}
 	var res mcp.ListRootsResult
-	err := s.call(handlers.MethodListRoots, struct{}{}, &res, func() bool { return res.Roots != nil }, opts)
+	err := s.call(mcp.MethodListRoots, struct{}{}, &res, func() bool { return res.Roots != nil }, opts)
 	return res.Roots, err
 }
 
@@ -237,6 +236,6 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	}
 	s.sess.Forget(id)
 	// Tell the client it need not answer any more.
-	_ = s.sendNotification(handlers.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
+	_ = s.sendNotification(mcp.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
 	return why
 }

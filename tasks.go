@@ -54,7 +54,7 @@ func missingTasks() *jsonrpc.Error {
 // startTask runs NoReply's work as a task and answers with the task's id.
 func (x *exchange) startTask(d *declaration, work func(*Stream) Result) handlers.Outcome {
 	ctx, cancel := context.WithCancel(context.WithoutCancel(x.c.ctx))
-	t := task.New(x.c.scope.principal, x.r.cfg.taskTTL, cancel)
+	t := task.New(x.c.grant.principal, x.r.cfg.taskTTL, cancel)
 	x.r.tasks.Add(t) // pollable before the answer leaves
 	c := *x.c
 	c.ctx = ctx
@@ -73,13 +73,13 @@ func (x *exchange) startTask(d *declaration, work func(*Stream) Result) handlers
 
 // isTaskMethod reports the methods of the tasks extension.
 func isTaskMethod(method string) bool {
-	return method == handlers.MethodTasksGet || method == handlers.MethodTasksUpdate || method == handlers.MethodTasksCancel
+	return method == mcp.MethodTasksGet || method == mcp.MethodTasksUpdate || method == mcp.MethodTasksCancel
 }
 
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel.
 func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modernParams) {
 	reply := func(v any) {
-		x := &exchange{r: r, c: &Context{scope: c.scope, req: &Request{Method: m.Method, modern: call}}}
+		x := &exchange{r: r, c: &Context{grant: c.grant, req: &Request{Method: m.Method, modern: call}}}
 		x.decorate(v)
 		body, _ := json.Marshal(v)
 		w.Header().Set("Content-Type", "application/json")
@@ -89,18 +89,18 @@ func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.M
 		refusal.Write(w, m.ID, refusal.BadRequest(missingTasks()))
 		return
 	}
-	t := r.tasks.Get(p.TaskID, c.scope.principal)
+	t := r.tasks.Get(p.TaskID, c.grant.principal)
 	if t == nil {
 		refusal.Write(w, m.ID, refusal.UnknownTask(p.TaskID))
 		return
 	}
 	switch m.Method {
-	case handlers.MethodTasksGet:
+	case mcp.MethodTasksGet:
 		reply(t.View(true))
-	case handlers.MethodTasksUpdate:
+	case mcp.MethodTasksUpdate:
 		t.Answer(p.InputResponses)
 		reply(&mcp.ResultBase{})
-	case handlers.MethodTasksCancel:
+	case mcp.MethodTasksCancel:
 		t.Stop()
 		reply(&mcp.ResultBase{})
 	}

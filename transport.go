@@ -91,7 +91,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		refusal.Write(w, nil, refusal.BatchNotSupported(sess.Version()))
 		return
 	}
-	sess.SetAccess(c.scope)
+	sess.SetAccess(c.grant)
 
 	requests := 0
 	for _, m := range msgs {
@@ -100,10 +100,10 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 			requests++
 		case jsonrpc.KindNotification:
 			sess.Notification(m)
-			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: c.scope.principal})
+			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: c.grant.principal})
 		default:
 			sess.Answer(m)
-			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.ID(), Principal: c.scope.principal})
+			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.ID(), Principal: c.grant.principal})
 		}
 	}
 	if requests == 0 {
@@ -127,14 +127,14 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 // postWithoutSession serves a POST that names no session: initialize, or
 // notifications a client may send before it has one.
 func (r *Router) postWithoutSession(w http.ResponseWriter, req *http.Request, c *Context, msgs []*jsonrpc.Message, batch bool) {
-	if len(msgs) == 1 && msgs[0].Method == handlers.MethodInitialize {
+	if len(msgs) == 1 && msgs[0].Method == mcp.MethodInitialize {
 		r.initialize(w, req, c, msgs[0])
 		return
 	}
 	for _, m := range msgs {
 		if m.Kind() == jsonrpc.KindRequest {
 			refused := refusal.SessionRequired
-			if m.Method == handlers.MethodInitialize {
+			if m.Method == mcp.MethodInitialize {
 				refused = refusal.InitializeInBatch
 			}
 			refusal.Write(w, m.ID, refused)
@@ -163,7 +163,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 	}
 	client, _ := json.Marshal(p.ClientInfo)
 	caps, _ := json.Marshal(p.Capabilities)
-	rec := &backplane.Session{ID: session.NewID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.scope.principal,
+	rec := &backplane.Session{ID: session.NewID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.grant.principal,
 		Client: client, Capabilities: caps, LogLevel: r.cfg.logLevel.Severity(), Created: time.Now()}
 	s, err := r.sessions.Create(rec)
 	if err != nil {
@@ -171,7 +171,7 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		refusal.Write(w, m.ID, refusal.StorageUnavailable)
 		return
 	}
-	s.SetAccess(c.scope)
+	s.SetAccess(c.grant)
 	if r.onStart != nil {
 		if err := r.onStart(c, &Session{s: s}); err != nil {
 			r.report(req.Context(), fmt.Errorf("session start: %w", err), nil)
@@ -181,12 +181,12 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		}
 	}
 	s.WatchIdle()
-	res := &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.scope)}
+	res := &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}
 	body, _ := json.Marshal(res)
 	w.Header().Set(HeaderSessionID, s.ID())
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: c.scope.principal, Duration: time.Since(start)})
+	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: c.grant.principal, Duration: time.Since(start)})
 }
 
 func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
@@ -198,7 +198,7 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	sess.SetAccess(c.scope)
+	sess.SetAccess(c.grant)
 	last := req.Header.Get(headerLastEventID)
 	switch err := sess.Serve(w, req, last); err {
 	case session.ErrNoStream:
@@ -248,7 +248,7 @@ func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request, id jsonrpc
 	}
 	if sess != nil {
 		err := backplane.ErrNotFound
-		if sess.Principal() == c.scope.principal {
+		if sess.Principal() == c.grant.principal {
 			err = r.touch(req.Context(), sess)
 		}
 		if err != nil {
@@ -262,11 +262,11 @@ func (r *Router) sessionFor(w http.ResponseWriter, req *http.Request, id jsonrpc
 // runConnect runs the connect function; on refusal it writes the answer.
 func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
-	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, scope: &scope{}}
+	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &grant{}}
 	if p, ok := principal.FromContext(req.Context()); ok {
 		// Authentication middleware ran before: its caller is the
 		// principal unless connect says otherwise.
-		c.scope.principal, c.scope.caller = p.ID, p
+		c.grant.principal, c.grant.caller = p.ID, p
 	}
 	if r.connect != nil {
 		err := func() (err error) {

@@ -157,10 +157,10 @@ func cursorOf(position string) string {
 
 func TestLookup(t *testing.T) {
 	methods := []string{
-		MethodPing, MethodSetLevel, MethodToolsList, MethodToolsCall,
-		MethodPromptsList, MethodPromptsGet, MethodResourcesList,
-		MethodResourceTemplatesList, MethodResourcesRead,
-		MethodResourcesSubscribe, MethodResourcesUnsubscribe, MethodComplete,
+		mcp.MethodPing, mcp.MethodSetLevel, mcp.MethodToolsList, mcp.MethodToolsCall,
+		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodResourcesList,
+		mcp.MethodResourceTemplatesList, mcp.MethodResourcesRead,
+		mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe, mcp.MethodComplete,
 	}
 	for _, m := range methods {
 		if f, ok := Lookup(m); !ok || f == nil {
@@ -171,8 +171,8 @@ func TestLookup(t *testing.T) {
 		t.Errorf("table has %d methods, want %d", len(session), len(methods))
 	}
 	for _, m := range []string{
-		"", MethodInitialize, "unknown", "tools/List", "tools/list ",
-		NotificationInitialized, NotificationCancelled, MethodElicit, MethodSample, MethodListRoots,
+		"", mcp.MethodInitialize, "unknown", "tools/List", "tools/list ",
+		mcp.NotificationInitialized, mcp.NotificationCancelled, mcp.MethodElicit, mcp.MethodSample, mcp.MethodListRoots,
 	} {
 		if f, ok := Lookup(m); ok || f != nil {
 			t.Errorf("Lookup(%q) found a method", m)
@@ -187,48 +187,48 @@ func TestMethods(t *testing.T) {
 		want   string
 		check  func(t *testing.T, s *fakeServer)
 	}{
-		{MethodPing, ``, `{}`, nil},
-		{MethodPing, `{}`, `{}`, nil},
-		{MethodSetLevel, `{"level":"error"}`, `{}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodPing, ``, `{}`, nil},
+		{mcp.MethodPing, `{}`, `{}`, nil},
+		{mcp.MethodSetLevel, `{"level":"error"}`, `{}`, func(t *testing.T, s *fakeServer) {
 			if s.level != mcp.LevelError {
 				t.Errorf("level %q", s.level)
 			}
 		}},
-		{MethodToolsList, ``, `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}},{"name":"tool1","inputSchema":{"type":"object"}}]}`, nil},
-		{MethodToolsCall, `{"name":"tool1","arguments":{"a":1}}`, `{"called":"tool1"}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodToolsList, ``, `{"tools":[{"name":"tool0","inputSchema":{"type":"object"}},{"name":"tool1","inputSchema":{"type":"object"}}]}`, nil},
+		{mcp.MethodToolsCall, `{"name":"tool1","arguments":{"a":1}}`, `{"called":"tool1"}`, func(t *testing.T, s *fakeServer) {
 			if s.calledTool != "tool1" || string(s.toolArgs) != `{"a":1}` {
 				t.Errorf("CallTool(%q, %s)", s.calledTool, s.toolArgs)
 			}
 		}},
-		{MethodToolsCall, `{"name":"tool0"}`, `{"called":"tool0"}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodToolsCall, `{"name":"tool0"}`, `{"called":"tool0"}`, func(t *testing.T, s *fakeServer) {
 			if s.toolArgs != nil {
 				t.Errorf("args %s, want nil", s.toolArgs)
 			}
 		}},
-		{MethodPromptsList, `{}`, `{"prompts":[{"name":"prompt0"},{"name":"prompt1"}]}`, nil},
-		{MethodPromptsGet, `{"name":"prompt0","arguments":{"k":"v"}}`, `{"prompt":"prompt0"}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodPromptsList, `{}`, `{"prompts":[{"name":"prompt0"},{"name":"prompt1"}]}`, nil},
+		{mcp.MethodPromptsGet, `{"name":"prompt0","arguments":{"k":"v"}}`, `{"prompt":"prompt0"}`, func(t *testing.T, s *fakeServer) {
 			if s.prompt != "prompt0" || !reflect.DeepEqual(s.promptArgs, map[string]string{"k": "v"}) {
 				t.Errorf("GetPrompt(%q, %v)", s.prompt, s.promptArgs)
 			}
 		}},
-		{MethodResourcesList, `null`, `{"resources":[{"uri":"x://res/0","name":"res0"},{"uri":"x://res/1","name":"res1"}]}`, nil},
-		{MethodResourceTemplatesList, ``, `{"resourceTemplates":[{"uriTemplate":"x://0/{id}","name":"tpl0"},{"uriTemplate":"x://1/{id}","name":"tpl1"}]}`, nil},
-		{MethodResourcesRead, `{"uri":"x://res/1"}`, `{"read":"x://res/1"}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodResourcesList, `null`, `{"resources":[{"uri":"x://res/0","name":"res0"},{"uri":"x://res/1","name":"res1"}]}`, nil},
+		{mcp.MethodResourceTemplatesList, ``, `{"resourceTemplates":[{"uriTemplate":"x://0/{id}","name":"tpl0"},{"uriTemplate":"x://1/{id}","name":"tpl1"}]}`, nil},
+		{mcp.MethodResourcesRead, `{"uri":"x://res/1"}`, `{"read":"x://res/1"}`, func(t *testing.T, s *fakeServer) {
 			if s.readURI != "x://res/1" {
 				t.Errorf("ReadResource(%q)", s.readURI)
 			}
 		}},
-		{MethodResourcesSubscribe, `{"uri":"x://res/0"}`, `{}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodResourcesSubscribe, `{"uri":"x://res/0"}`, `{}`, func(t *testing.T, s *fakeServer) {
 			if s.subURI != "x://res/0" || s.subOn == nil || !*s.subOn {
 				t.Errorf("Subscribe(%q, %v)", s.subURI, s.subOn)
 			}
 		}},
-		{MethodResourcesUnsubscribe, `{"uri":"x://res/1"}`, `{}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodResourcesUnsubscribe, `{"uri":"x://res/1"}`, `{}`, func(t *testing.T, s *fakeServer) {
 			if s.subURI != "x://res/1" || s.subOn == nil || *s.subOn {
 				t.Errorf("Subscribe(%q, %v)", s.subURI, s.subOn)
 			}
 		}},
-		{MethodComplete, `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"x"},"context":{"arguments":{"b":"y"}}}`, `{"completion":{"values":[]}}`, func(t *testing.T, s *fakeServer) {
+		{mcp.MethodComplete, `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":"x"},"context":{"arguments":{"b":"y"}}}`, `{"completion":{"values":[]}}`, func(t *testing.T, s *fakeServer) {
 			p := s.completeParams
 			if p == nil || p.Ref.Name != "p" || p.Argument.Name != "a" || p.Argument.Value != "x" || p.Context == nil || p.Context.Arguments["b"] != "y" {
 				t.Errorf("Complete(%+v)", p)
@@ -252,7 +252,7 @@ func TestMethods(t *testing.T) {
 func TestPingResultIsEmptyObject(t *testing.T) {
 	// ping ignores its params and never touches the server.
 	for _, params := range []string{``, `null`, `{}`, `{"_meta":{"x":1}}`, `"x"`} {
-		if got := resultJSON(t, call(t, nil, MethodPing, params)); got != `{}` {
+		if got := resultJSON(t, call(t, nil, mcp.MethodPing, params)); got != `{}` {
 			t.Errorf("ping(%s) result %s, want {}", params, got)
 		}
 	}
@@ -262,13 +262,13 @@ func TestRequiredParams(t *testing.T) {
 	tests := []struct {
 		method, params, field string
 	}{
-		{MethodToolsCall, ``, `"name"`},
-		{MethodToolsCall, `{}`, `"name"`},
-		{MethodToolsCall, `{"name":""}`, `"name"`},
-		{MethodPromptsGet, `null`, `"name"`},
-		{MethodResourcesRead, `{}`, `"uri"`},
-		{MethodResourcesSubscribe, `{}`, `"uri"`},
-		{MethodResourcesUnsubscribe, `{"uri":""}`, `"uri"`},
+		{mcp.MethodToolsCall, ``, `"name"`},
+		{mcp.MethodToolsCall, `{}`, `"name"`},
+		{mcp.MethodToolsCall, `{"name":""}`, `"name"`},
+		{mcp.MethodPromptsGet, `null`, `"name"`},
+		{mcp.MethodResourcesRead, `{}`, `"uri"`},
+		{mcp.MethodResourcesSubscribe, `{}`, `"uri"`},
+		{mcp.MethodResourcesUnsubscribe, `{"uri":""}`, `"uri"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.params, func(t *testing.T) {
@@ -285,19 +285,19 @@ func TestWrongParamTypesNameTheField(t *testing.T) {
 	tests := []struct {
 		method, params, want string
 	}{
-		{MethodToolsCall, `{"name":5}`, `"name" must not be number`},
-		{MethodPromptsGet, `{"name":["x"]}`, `"name" must not be array`},
-		{MethodPromptsGet, `{"name":"p","arguments":"x"}`, `"arguments" must not be string`},
-		{MethodResourcesRead, `{"uri":true}`, `"uri" must not be bool`},
-		{MethodResourcesSubscribe, `{"uri":{}}`, `"uri" must not be object`},
-		{MethodSetLevel, `{"level":1}`, `"level" must not be number`},
-		{MethodToolsList, `{"cursor":2}`, `"cursor" must not be number`},
-		{MethodPromptsList, `{"cursor":false}`, `"cursor" must not be bool`},
-		{MethodResourcesList, `{"cursor":[]}`, `"cursor" must not be array`},
-		{MethodResourceTemplatesList, `{"cursor":{}}`, `"cursor" must not be object`},
-		{MethodComplete, `{"ref":{"type":3}}`, `"ref.type" must not be number`},
-		{MethodComplete, `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":1}}`, `"argument.value" must not be number`},
-		{MethodToolsCall, `[1]`, `malformed params object`},
+		{mcp.MethodToolsCall, `{"name":5}`, `"name" must not be number`},
+		{mcp.MethodPromptsGet, `{"name":["x"]}`, `"name" must not be array`},
+		{mcp.MethodPromptsGet, `{"name":"p","arguments":"x"}`, `"arguments" must not be string`},
+		{mcp.MethodResourcesRead, `{"uri":true}`, `"uri" must not be bool`},
+		{mcp.MethodResourcesSubscribe, `{"uri":{}}`, `"uri" must not be object`},
+		{mcp.MethodSetLevel, `{"level":1}`, `"level" must not be number`},
+		{mcp.MethodToolsList, `{"cursor":2}`, `"cursor" must not be number`},
+		{mcp.MethodPromptsList, `{"cursor":false}`, `"cursor" must not be bool`},
+		{mcp.MethodResourcesList, `{"cursor":[]}`, `"cursor" must not be array`},
+		{mcp.MethodResourceTemplatesList, `{"cursor":{}}`, `"cursor" must not be object`},
+		{mcp.MethodComplete, `{"ref":{"type":3}}`, `"ref.type" must not be number`},
+		{mcp.MethodComplete, `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a","value":1}}`, `"argument.value" must not be number`},
+		{mcp.MethodToolsCall, `[1]`, `malformed params object`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.params, func(t *testing.T) {
@@ -359,9 +359,9 @@ func TestPagination(t *testing.T) {
 	lists := []struct {
 		method, prefix string
 	}{
-		{MethodToolsList, "tool"},
-		{MethodPromptsList, "prompt"},
-		{MethodResourceTemplatesList, "tpl"},
+		{mcp.MethodToolsList, "tool"},
+		{mcp.MethodPromptsList, "prompt"},
+		{mcp.MethodResourceTemplatesList, "tpl"},
 	}
 	tests := []struct {
 		n, size int
@@ -395,10 +395,10 @@ func TestPagination(t *testing.T) {
 func TestEmptyListsAreArrays(t *testing.T) {
 	s := newServer(0, 2)
 	for method, want := range map[string]string{
-		MethodToolsList:             `{"tools":[]}`,
-		MethodPromptsList:           `{"prompts":[]}`,
-		MethodResourceTemplatesList: `{"resourceTemplates":[]}`,
-		MethodResourcesList:         `{"resources":[]}`,
+		mcp.MethodToolsList:             `{"tools":[]}`,
+		mcp.MethodPromptsList:           `{"prompts":[]}`,
+		mcp.MethodResourceTemplatesList: `{"resourceTemplates":[]}`,
+		mcp.MethodResourcesList:         `{"resources":[]}`,
 	} {
 		if got := resultJSON(t, call(t, s, method, ``)); got != want {
 			t.Errorf("%s = %s, want %s", method, got, want)
@@ -424,11 +424,11 @@ func TestCursorRoundTrip(t *testing.T) {
 
 func TestCursorAtEndIsEmptyPage(t *testing.T) {
 	s := newServer(3, 2)
-	got := resultJSON(t, call(t, s, MethodToolsList, `{"cursor":"`+cursorOf(`{"o":3}`)+`"}`))
+	got := resultJSON(t, call(t, s, mcp.MethodToolsList, `{"cursor":"`+cursorOf(`{"o":3}`)+`"}`))
 	if want := `{"tools":[]}`; got != want {
 		t.Errorf("result %s, want %s", got, want)
 	}
-	got = resultJSON(t, call(t, s, MethodToolsList, `{"cursor":"`+cursorOf(`{"o":1}`)+`"}`))
+	got = resultJSON(t, call(t, s, mcp.MethodToolsList, `{"cursor":"`+cursorOf(`{"o":1}`)+`"}`))
 	var res mcp.ListToolsResult
 	if err := json.Unmarshal([]byte(got), &res); err != nil {
 		t.Fatal(err)
@@ -454,7 +454,7 @@ func TestInvalidCursors(t *testing.T) {
 		{"far past the end", cursorOf(`{"o":1000000}`)},
 		{"source past the end", cursorOf(`{"s":9}`)},
 	}
-	for _, method := range []string{MethodToolsList, MethodPromptsList, MethodResourceTemplatesList, MethodResourcesList} {
+	for _, method := range []string{mcp.MethodToolsList, mcp.MethodPromptsList, mcp.MethodResourceTemplatesList, mcp.MethodResourcesList} {
 		for _, c := range cursors {
 			t.Run(method+" "+c.name, func(t *testing.T) {
 				s := newServer(3, 2)
@@ -465,7 +465,7 @@ func TestInvalidCursors(t *testing.T) {
 	}
 	// A cursor of resources/list (a source position) is foreign to the
 	// other lists.
-	for _, method := range []string{MethodToolsList, MethodPromptsList, MethodResourceTemplatesList} {
+	for _, method := range []string{mcp.MethodToolsList, mcp.MethodPromptsList, mcp.MethodResourceTemplatesList} {
 		for _, pos := range []string{`{"s":1}`, `{"c":"inner"}`} {
 			r := call(t, newServer(3, 2), method, `{"cursor":"`+cursorOf(pos)+`"}`)
 			wantInvalidParams(t, r, "cursor")
@@ -528,7 +528,7 @@ func TestListResourcesWithSources(t *testing.T) {
 				pagedSource("a", pagesA, &askedA),
 				pagedSource("b", [][]string{{"b1"}}, &askedB),
 			}
-			got := walk(t, s, MethodResourcesList)
+			got := walk(t, s, mcp.MethodResourcesList)
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("pages %v, want %v", got, tt.want)
 			}
@@ -546,7 +546,7 @@ func TestListResourcesEmptySourcePage(t *testing.T) {
 	s := newServer(1, 5)
 	var asked []string
 	s.sources = []ResourceSource{pagedSource("e", [][]string{{}}, &asked)}
-	got := walk(t, s, MethodResourcesList)
+	got := walk(t, s, mcp.MethodResourcesList)
 	if want := [][]string{{"res0"}}; !reflect.DeepEqual(got, want) {
 		t.Errorf("pages %v, want %v", got, want)
 	}
@@ -561,7 +561,7 @@ func TestListResourcesEndlessEmptySource(t *testing.T) {
 		calls++
 		return nil, "more", nil
 	}}
-	raw := resultJSON(t, call(t, s, MethodResourcesList, ``))
+	raw := resultJSON(t, call(t, s, mcp.MethodResourcesList, ``))
 	var res mcp.ListResourcesResult
 	if err := json.Unmarshal([]byte(raw), &res); err != nil {
 		t.Fatal(err)
@@ -577,9 +577,9 @@ func TestListResourcesMidPageCursor(t *testing.T) {
 	s := newServer(0, 2)
 	var asked []string
 	s.sources = []ResourceSource{pagedSource("a", [][]string{{"a1", "a2"}}, &asked)}
-	r := call(t, s, MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":3}`)+`"}`)
+	r := call(t, s, mcp.MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":3}`)+`"}`)
 	wantInvalidParams(t, r, "Invalid params", "out of range")
-	got := resultJSON(t, call(t, s, MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":1}`)+`"}`))
+	got := resultJSON(t, call(t, s, mcp.MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"o":1}`)+`"}`))
 	if want := `{"resources":[{"uri":"a://a2","name":"a2"}]}`; got != want {
 		t.Errorf("from offset 1: %s, want %s", got, want)
 	}
@@ -594,17 +594,17 @@ func TestListResourcesSourceError(t *testing.T) {
 		func(string) ([]mcp.Resource, string, error) { return nil, "", boom },
 	}
 	// First page: static; second: source a; third: the failing source.
-	first := resultJSON(t, call(t, s, MethodResourcesList, ``))
+	first := resultJSON(t, call(t, s, mcp.MethodResourcesList, ``))
 	var res mcp.ListResourcesResult
 	if err := json.Unmarshal([]byte(first), &res); err != nil || res.NextCursor == "" {
 		t.Fatalf("first page %s", first)
 	}
-	second := resultJSON(t, call(t, s, MethodResourcesList, `{"cursor":"`+res.NextCursor+`"}`))
+	second := resultJSON(t, call(t, s, mcp.MethodResourcesList, `{"cursor":"`+res.NextCursor+`"}`))
 	res = mcp.ListResourcesResult{}
 	if err := json.Unmarshal([]byte(second), &res); err != nil || res.NextCursor == "" || len(res.Resources) != 1 {
 		t.Fatalf("second page %s", second)
 	}
-	r := call(t, s, MethodResourcesList, `{"cursor":"`+res.NextCursor+`"}`)
+	r := call(t, s, mcp.MethodResourcesList, `{"cursor":"`+res.NextCursor+`"}`)
 	if !errors.Is(r.Err, boom) {
 		t.Errorf("error %v, want %v", r.Err, boom)
 	}
@@ -613,12 +613,12 @@ func TestListResourcesSourceError(t *testing.T) {
 	}
 	// With room for everything, the error fails the first page.
 	s.pageSize = 0
-	if r := call(t, s, MethodResourcesList, ``); !errors.Is(r.Err, boom) || r.Result != nil {
+	if r := call(t, s, mcp.MethodResourcesList, ``); !errors.Is(r.Err, boom) || r.Result != nil {
 		t.Errorf("unpaged: reply %+v, want %v", r, boom)
 	}
 
 	// An error from the source's own cursor check comes back as is.
-	bad := call(t, s, MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"c":"page7"}`)+`"}`)
+	bad := call(t, s, mcp.MethodResourcesList, `{"cursor":"`+cursorOf(`{"s":1,"c":"page7"}`)+`"}`)
 	wantInvalidParams(t, bad, "bad inner cursor")
 }
 
@@ -639,7 +639,7 @@ func TestCompleteValidation(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(0, 0)
-			wantInvalidParams(t, call(t, s, MethodComplete, tt.params), "Invalid params", tt.want)
+			wantInvalidParams(t, call(t, s, mcp.MethodComplete, tt.params), "Invalid params", tt.want)
 			if s.completeParams != nil {
 				t.Error("Complete was called despite invalid params")
 			}
@@ -675,7 +675,7 @@ func TestCompleteResults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newServer(0, 0)
 			s.completion = &tt.in
-			raw := resultJSON(t, call(t, s, MethodComplete, `{"ref":{"type":"ref/resource","uri":"x://{id}"},"argument":{"name":"id","value":"v"}}`))
+			raw := resultJSON(t, call(t, s, mcp.MethodComplete, `{"ref":{"type":"ref/resource","uri":"x://{id}"},"argument":{"name":"id","value":"v"}}`))
 			var res struct {
 				Completion struct {
 					Values  *[]string `json:"values"`
@@ -709,14 +709,14 @@ func TestCompleteResults(t *testing.T) {
 func TestCompleteError(t *testing.T) {
 	s := newServer(0, 0)
 	s.completeErr = jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "no such prompt")
-	r := call(t, s, MethodComplete, `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a"}}`)
+	r := call(t, s, mcp.MethodComplete, `{"ref":{"type":"ref/prompt","name":"p"},"argument":{"name":"a"}}`)
 	if r.Err != s.completeErr || r.Result != nil {
 		t.Errorf("reply %+v, want the server's error", r)
 	}
 }
 
 func TestSubscribeError(t *testing.T) {
-	for _, method := range []string{MethodResourcesSubscribe, MethodResourcesUnsubscribe} {
+	for _, method := range []string{mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe} {
 		s := newServer(0, 0)
 		s.subErr = jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "unknown")
 		r := call(t, s, method, `{"uri":"x://nope"}`)
@@ -733,7 +733,7 @@ func TestSetLevel(t *testing.T) {
 	} {
 		t.Run(string(l), func(t *testing.T) {
 			s := newServer(0, 0)
-			got := resultJSON(t, call(t, s, MethodSetLevel, `{"level":"`+string(l)+`"}`))
+			got := resultJSON(t, call(t, s, mcp.MethodSetLevel, `{"level":"`+string(l)+`"}`))
 			if got != `{}` {
 				t.Errorf("result %s, want {}", got)
 			}
@@ -745,7 +745,7 @@ func TestSetLevel(t *testing.T) {
 	for _, params := range []string{``, `{}`, `{"level":""}`, `{"level":"verbose"}`, `{"level":"DEBUG"}`, `{"level":"warn"}`} {
 		t.Run("invalid "+params, func(t *testing.T) {
 			s := newServer(0, 0)
-			wantInvalidParams(t, call(t, s, MethodSetLevel, params), "logging level")
+			wantInvalidParams(t, call(t, s, mcp.MethodSetLevel, params), "logging level")
 			if s.levelSet {
 				t.Errorf("SetLogLevel(%q) called for an invalid level", s.level)
 			}
@@ -831,7 +831,7 @@ func TestOutcomeHelpers(t *testing.T) {
 
 func TestHugePageSizeDoesNotOverflow(t *testing.T) {
 	s := newServer(5, math.MaxInt)
-	for _, method := range []string{MethodToolsList, MethodResourcesList} {
+	for _, method := range []string{mcp.MethodToolsList, mcp.MethodResourcesList} {
 		rep := call(t, s, method, `{"cursor":"eyJvIjoxfQ"}`) // {"o":1}
 		if rep.Err != nil {
 			t.Fatalf("%s: %v", method, rep.Err)

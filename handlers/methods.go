@@ -11,76 +11,39 @@ import (
 // Func answers one method.
 type Func func(s Server, params json.RawMessage) Outcome
 
-// Method names.
-const (
-	MethodInitialize             = "initialize"
-	MethodPing                   = "ping"
-	MethodSetLevel               = "logging/setLevel"
-	MethodToolsList              = "tools/list"
-	MethodToolsCall              = "tools/call"
-	MethodPromptsList            = "prompts/list"
-	MethodPromptsGet             = "prompts/get"
-	MethodResourcesList          = "resources/list"
-	MethodResourceTemplatesList  = "resources/templates/list"
-	MethodResourcesRead          = "resources/read"
-	MethodResourcesSubscribe     = "resources/subscribe"
-	MethodResourcesUnsubscribe   = "resources/unsubscribe"
-	MethodComplete               = "completion/complete"
-	NotificationInitialized      = "notifications/initialized"
-	NotificationCancelled        = "notifications/cancelled"
-	NotificationProgress         = "notifications/progress"
-	NotificationMessage          = "notifications/message"
-	NotificationToolsChanged     = "notifications/tools/list_changed"
-	NotificationPromptsChanged   = "notifications/prompts/list_changed"
-	NotificationResourcesChanged = "notifications/resources/list_changed"
-	NotificationResourceUpdated  = "notifications/resources/updated"
-	MethodElicit                 = "elicitation/create"
-	MethodSample                 = "sampling/createMessage"
-	MethodListRoots              = "roots/list"
-	MethodDiscover               = "server/discover"
-	MethodSubscriptionsListen    = "subscriptions/listen"
-	NotificationSubscriptionsAck = "notifications/subscriptions/acknowledged"
-	MethodSkillsList             = "skills/list"
-	MethodSkillsGet              = "skills/get"
-	MethodResourcesDirectoryRead = "resources/directory/read"
-	MethodTasksGet               = "tasks/get"
-	MethodTasksUpdate            = "tasks/update"
-	MethodTasksCancel            = "tasks/cancel"
-)
-
 // session lists the methods of the session era, except initialize, which
 // the transport answers because it creates the session.
 var session = map[string]Func{
-	MethodPing:                  ping,
-	MethodSetLevel:              setLevel,
-	MethodToolsList:             listTools,
-	MethodToolsCall:             callTool,
-	MethodPromptsList:           listPrompts,
-	MethodPromptsGet:            getPrompt,
-	MethodResourcesList:         listResources,
-	MethodResourceTemplatesList: listTemplates,
-	MethodResourcesRead:         readResource,
-	MethodResourcesSubscribe:    subscribe,
-	MethodResourcesUnsubscribe:  unsubscribe,
-	MethodComplete:              complete,
+	mcp.MethodPing:                  ping,
+	mcp.MethodSetLevel:              setLevel,
+	mcp.MethodToolsList:             listTools,
+	mcp.MethodToolsCall:             callTool,
+	mcp.MethodPromptsList:           listPrompts,
+	mcp.MethodPromptsGet:            getPrompt,
+	mcp.MethodResourcesList:         listResources,
+	mcp.MethodResourceTemplatesList: listTemplates,
+	mcp.MethodResourcesRead:         readResource,
+	mcp.MethodResourcesSubscribe:    subscribe,
+	mcp.MethodResourcesUnsubscribe:  unsubscribe,
+	mcp.MethodComplete:              complete,
 }
 
 // modern lists the methods of the 2026-07-28 revision, except
 // subscriptions/listen, which the transport answers with a stream.
 var modern = map[string]Func{
-	MethodDiscover:              discover,
-	MethodToolsList:             listTools,
-	MethodToolsCall:             callTool,
-	MethodPromptsList:           listPrompts,
-	MethodPromptsGet:            getPrompt,
-	MethodResourcesList:         listResources,
-	MethodResourceTemplatesList: listTemplates,
-	MethodResourcesRead:         readResource,
-	MethodComplete:              complete,
+	mcp.MethodDiscover:              discover,
+	mcp.MethodToolsList:             listTools,
+	mcp.MethodToolsCall:             callTool,
+	mcp.MethodPromptsList:           listPrompts,
+	mcp.MethodPromptsGet:            getPrompt,
+	mcp.MethodResourcesList:         listResources,
+	mcp.MethodResourceTemplatesList: listTemplates,
+	mcp.MethodResourcesRead:         readResource,
+	mcp.MethodComplete:              complete,
 	// The skills extension (SEP-2640).
-	MethodSkillsList:             listSkills,
-	MethodSkillsGet:              getSkill,
-	MethodResourcesDirectoryRead: readDirectory,
+	mcp.MethodSkillsList:             listSkills,
+	mcp.MethodSkillsGet:              getSkill,
+	mcp.MethodResourcesDirectoryRead: readDirectory,
 }
 
 // Lookup returns the session-era method named method.
@@ -220,11 +183,11 @@ func complete(s Server, params json.RawMessage) Outcome {
 		return Failed(err)
 	}
 	switch {
-	case p.Ref.Type == "ref/prompt" && p.Ref.Name == "":
+	case p.Ref.Type == mcp.RefPrompt && p.Ref.Name == "":
 		return invalidParams(`Invalid params: "ref.name" is required for ref/prompt`)
-	case p.Ref.Type == "ref/resource" && p.Ref.URI == "":
+	case p.Ref.Type == mcp.RefResource && p.Ref.URI == "":
 		return invalidParams(`Invalid params: "ref.uri" is required for ref/resource`)
-	case p.Ref.Type != "ref/prompt" && p.Ref.Type != "ref/resource":
+	case p.Ref.Type != mcp.RefPrompt && p.Ref.Type != mcp.RefResource:
 		return invalidParams(`Invalid params: "ref.type" must be "ref/prompt" or "ref/resource"`)
 	case p.Argument.Name == "":
 		return invalidParams(`Invalid params: "argument.name" is required`)

@@ -37,7 +37,7 @@ func skillServer(n, pageSize int) *fakeServer {
 }
 
 func TestSkillMethodsAreModernOnly(t *testing.T) {
-	for _, m := range []string{MethodSkillsList, MethodSkillsGet, MethodResourcesDirectoryRead} {
+	for _, m := range []string{mcp.MethodSkillsList, mcp.MethodSkillsGet, mcp.MethodResourcesDirectoryRead} {
 		if _, ok := LookupModern(m); !ok {
 			t.Errorf("LookupModern(%q) failed", m)
 		}
@@ -109,13 +109,13 @@ func TestListSkillsPages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("n=%d size=%d", tt.n, tt.size), func(t *testing.T) {
-			if got := walkModern(t, skillServer(tt.n, tt.size), MethodSkillsList, ""); !reflect.DeepEqual(got, tt.want) {
+			if got := walkModern(t, skillServer(tt.n, tt.size), mcp.MethodSkillsList, ""); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("pages %v, want %v", got, tt.want)
 			}
 		})
 	}
 	// An entry travels whole, with every file.
-	got := resultJSON(t, modernCall(t, skillServer(1, 1), MethodSkillsList, `{}`))
+	got := resultJSON(t, modernCall(t, skillServer(1, 1), mcp.MethodSkillsList, `{}`))
 	want := `{"skills":[{"uri":"skill://s0/SKILL.md","frontmatter":{"name":"s0"},"resources":[{"uri":"skill://s0/SKILL.md","digest":"sha256:1","size":1},{"uri":"skill://s0/a.md","digest":"sha256:2","size":2}]}]}`
 	if got != want {
 		t.Errorf("result %s, want %s", got, want)
@@ -124,13 +124,13 @@ func TestListSkillsPages(t *testing.T) {
 
 func TestGetSkill(t *testing.T) {
 	s := skillServer(2, 1)
-	got := resultJSON(t, modernCall(t, s, MethodSkillsGet, `{"uri":"skill://s1/SKILL.md"}`))
+	got := resultJSON(t, modernCall(t, s, mcp.MethodSkillsGet, `{"uri":"skill://s1/SKILL.md"}`))
 	want := `{"skill":{"uri":"skill://s1/SKILL.md","frontmatter":{"name":"s1"},"resources":[{"uri":"skill://s1/SKILL.md","digest":"sha256:1","size":1},{"uri":"skill://s1/a.md","digest":"sha256:2","size":2}]}}`
 	if got != want {
 		t.Errorf("result %s, want %s", got, want)
 	}
 	for _, uri := range []string{"skill://nope/SKILL.md", "skill://s1/a.md", "skill://s1", "https://x/SKILL.md"} {
-		r := modernCall(t, s, MethodSkillsGet, `{"uri":"`+uri+`"}`)
+		r := modernCall(t, s, mcp.MethodSkillsGet, `{"uri":"`+uri+`"}`)
 		wantInvalidParams(t, r, "Unknown skill: "+uri)
 		if data := r.Err.(*jsonrpc.Error).Data; !reflect.DeepEqual(data, map[string]string{"uri": uri}) {
 			t.Errorf("%s: data %v", uri, data)
@@ -139,29 +139,29 @@ func TestGetSkill(t *testing.T) {
 }
 
 func TestReadDirectoryPages(t *testing.T) {
-	got := walkModern(t, skillServer(3, 2), MethodResourcesDirectoryRead, `"uri":"skill://d"`)
+	got := walkModern(t, skillServer(3, 2), mcp.MethodResourcesDirectoryRead, `"uri":"skill://d"`)
 	want := [][]string{{"skill://d/f0", "skill://d/f1"}, {"skill://d/f2"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("pages %v, want %v", got, want)
 	}
-	if got := resultJSON(t, modernCall(t, skillServer(0, 2), MethodResourcesDirectoryRead, `{"uri":"skill://d"}`)); got != `{"resources":[]}` {
+	if got := resultJSON(t, modernCall(t, skillServer(0, 2), mcp.MethodResourcesDirectoryRead, `{"uri":"skill://d"}`)); got != `{"resources":[]}` {
 		t.Errorf("empty directory: %s", got)
 	}
 	for _, uri := range []string{"skill://s0/SKILL.md", "skill://nope", "skill://d/f0"} {
-		wantInvalidParams(t, modernCall(t, skillServer(1, 1), MethodResourcesDirectoryRead, `{"uri":"`+uri+`"}`), "Not a directory: "+uri)
+		wantInvalidParams(t, modernCall(t, skillServer(1, 1), mcp.MethodResourcesDirectoryRead, `{"uri":"`+uri+`"}`), "Not a directory: "+uri)
 	}
-	wantInvalidParams(t, modernCall(t, skillServer(3, 2), MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":"!"}`), "cursor")
+	wantInvalidParams(t, modernCall(t, skillServer(3, 2), mcp.MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":"!"}`), "cursor")
 }
 
 func TestSkillMethodsInvalidParams(t *testing.T) {
 	tests := []struct{ method, params, want string }{
-		{MethodSkillsGet, ``, `"uri" is required`},
-		{MethodSkillsGet, `{"uri":""}`, `"uri" is required`},
-		{MethodSkillsGet, `{"uri":1}`, `"uri" must not be number`},
-		{MethodResourcesDirectoryRead, `{}`, `"uri" is required`},
-		{MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":3}`, `"cursor" must not be number`},
-		{MethodSkillsList, `{"cursor":[]}`, `"cursor" must not be array`},
-		{MethodSkillsList, `{"cursor":"` + cursorOf(`{"o":9}`) + `"}`, `out of range`},
+		{mcp.MethodSkillsGet, ``, `"uri" is required`},
+		{mcp.MethodSkillsGet, `{"uri":""}`, `"uri" is required`},
+		{mcp.MethodSkillsGet, `{"uri":1}`, `"uri" must not be number`},
+		{mcp.MethodResourcesDirectoryRead, `{}`, `"uri" is required`},
+		{mcp.MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":3}`, `"cursor" must not be number`},
+		{mcp.MethodSkillsList, `{"cursor":[]}`, `"cursor" must not be array`},
+		{mcp.MethodSkillsList, `{"cursor":"` + cursorOf(`{"o":9}`) + `"}`, `out of range`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.params, func(t *testing.T) {
@@ -172,9 +172,9 @@ func TestSkillMethodsInvalidParams(t *testing.T) {
 
 func TestSkillMethodsPassServerErrors(t *testing.T) {
 	for method, params := range map[string]string{
-		MethodSkillsList:             `{}`,
-		MethodSkillsGet:              `{"uri":"skill://s0/SKILL.md"}`,
-		MethodResourcesDirectoryRead: `{"uri":"skill://d"}`,
+		mcp.MethodSkillsList:             `{}`,
+		mcp.MethodSkillsGet:              `{"uri":"skill://s0/SKILL.md"}`,
+		mcp.MethodResourcesDirectoryRead: `{"uri":"skill://d"}`,
 	} {
 		s := skillServer(1, 1)
 		s.skillsErr = jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "no skills")

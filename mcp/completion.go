@@ -38,3 +38,9 @@ type CompleteResult struct {
 	Completion Completion `json:"completion"`
 	ResultBase
 }
+
+// The kinds of CompleteRef.
+const (
+	RefPrompt   = "ref/prompt"
+	RefResource = "ref/resource"
+)

@@ -131,7 +131,7 @@ func (c *Client) NewRequest(ctx context.Context, method string, body []byte) (*h
 // Initialize opens a session at version and sends notifications/initialized.
 func (c *Client) Initialize(ctx context.Context, version string) (*mcp.InitializeResult, error) {
 	c.SessionID, c.Version = "", ""
-	resp, err := c.Call(ctx, "initialize", &mcp.InitializeParams{
+	resp, err := c.Call(ctx, mcp.MethodInitialize, &mcp.InitializeParams{
 		ProtocolVersion: version, Capabilities: c.Capabilities,
 		ClientInfo: mcp.Implementation{Name: "mcptest", Version: "1.0.0"},
 	})
@@ -144,7 +144,7 @@ func (c *Client) Initialize(ctx context.Context, version string) (*mcp.Initializ
 	}
 	c.SessionID = resp.Header.Get("Mcp-Session-Id")
 	c.Version = res.ProtocolVersion
-	if status, err := c.Notify(ctx, "notifications/initialized", nil); err != nil {
+	if status, err := c.Notify(ctx, mcp.NotificationInitialized, nil); err != nil {
 		return nil, err
 	} else if status != http.StatusAccepted {
 		return nil, fmt.Errorf("mcptest: notifications/initialized: HTTP %d", status)

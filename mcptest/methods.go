@@ -107,7 +107,7 @@ func decode[T any](ctx context.Context, call rpc, method string, params map[stri
 }
 
 func listTools(ctx context.Context, call rpc) ([]mcp.Tool, error) {
-	res, _, err := decode[mcp.ListToolsResult](ctx, call, "tools/list", nil)
+	res, _, err := decode[mcp.ListToolsResult](ctx, call, mcp.MethodToolsList, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -122,11 +122,11 @@ func callTool(ctx context.Context, call rpc, name string, args any, opts []CallO
 	for _, o := range opts {
 		o(p)
 	}
-	return decode[ToolResult](ctx, call, "tools/call", p)
+	return decode[ToolResult](ctx, call, mcp.MethodToolsCall, p)
 }
 
 func listPrompts(ctx context.Context, call rpc) ([]mcp.Prompt, error) {
-	res, _, err := decode[mcp.ListPromptsResult](ctx, call, "prompts/list", nil)
+	res, _, err := decode[mcp.ListPromptsResult](ctx, call, mcp.MethodPromptsList, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -138,11 +138,11 @@ func getPrompt(ctx context.Context, call rpc, name string, args map[string]strin
 	if args != nil {
 		p["arguments"] = args
 	}
-	return decode[PromptResult](ctx, call, "prompts/get", p)
+	return decode[PromptResult](ctx, call, mcp.MethodPromptsGet, p)
 }
 
 func listResources(ctx context.Context, call rpc) ([]mcp.Resource, error) {
-	res, _, err := decode[mcp.ListResourcesResult](ctx, call, "resources/list", nil)
+	res, _, err := decode[mcp.ListResourcesResult](ctx, call, mcp.MethodResourcesList, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func listResources(ctx context.Context, call rpc) ([]mcp.Resource, error) {
 }
 
 func listResourceTemplates(ctx context.Context, call rpc) ([]mcp.ResourceTemplate, error) {
-	res, _, err := decode[mcp.ListResourceTemplatesResult](ctx, call, "resources/templates/list", nil)
+	res, _, err := decode[mcp.ListResourceTemplatesResult](ctx, call, mcp.MethodResourceTemplatesList, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -158,7 +158,7 @@ func listResourceTemplates(ctx context.Context, call rpc) ([]mcp.ResourceTemplat
 }
 
 func readResource(ctx context.Context, call rpc, uri string) (*mcp.ReadResourceResult, *Response, error) {
-	return decode[mcp.ReadResourceResult](ctx, call, "resources/read", map[string]any{"uri": uri})
+	return decode[mcp.ReadResourceResult](ctx, call, mcp.MethodResourcesRead, map[string]any{"uri": uri})
 }
 
 // callMap is Call with params as a map, nil for none.

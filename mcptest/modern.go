@@ -348,7 +348,7 @@ type Subscription struct {
 // Listen opens a subscriptions/listen stream with filter. A refusal
 // comes back as the error: a *jsonrpc.Error, or a *StatusError.
 func (c *ModernClient) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*Subscription, error) {
-	return c.Open(ctx, c.Request("subscriptions/listen", map[string]any{"notifications": filter}))
+	return c.Open(ctx, c.Request(mcp.MethodSubscriptionsListen, map[string]any{"notifications": filter}))
 }
 
 // Open sends r and, if the server answers with an event stream, returns it

@@ -4,15 +4,14 @@ import (
 	"strings"
 	"time"
 
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/mcp"
 )
 
 // cacheable lists the methods whose results carry caching hints.
 var cacheable = map[string]bool{
-	handlers.MethodDiscover: true, handlers.MethodToolsList: true, handlers.MethodPromptsList: true,
-	handlers.MethodResourcesList: true, handlers.MethodResourceTemplatesList: true, handlers.MethodResourcesRead: true,
-	handlers.MethodSkillsList: true, handlers.MethodSkillsGet: true,
+	mcp.MethodDiscover: true, mcp.MethodToolsList: true, mcp.MethodPromptsList: true,
+	mcp.MethodResourcesList: true, mcp.MethodResourceTemplatesList: true, mcp.MethodResourcesRead: true,
+	mcp.MethodSkillsList: true, mcp.MethodSkillsGet: true,
 }
 
 // Decorate adds what the 2026-07-28 revision puts on every result of

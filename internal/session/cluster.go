@@ -6,9 +6,9 @@ import (
 	"net/http"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 // Answer routes a client's answer to a server request: to the request
@@ -54,7 +54,7 @@ func (t *Table) Receive(m *backplane.Message) {
 // cancels the request here or, on a shared backplane, on the node that
 // runs it. Others are ignored, as the spec asks.
 func (s *Session) Notification(m *jsonrpc.Message) {
-	if m.Method != handlers.NotificationCancelled {
+	if m.Method != mcp.NotificationCancelled {
 		return
 	}
 	var p struct {

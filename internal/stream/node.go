@@ -141,7 +141,7 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 func (n *Node) lostNotice() []byte {
 	p, _ := json.Marshal(&mcp.LoggingMessageParams{Level: mcp.LevelError, Logger: "specter",
 		Data: fmt.Sprintf("messages of this stream were dropped: they exceeded the session's buffer of %d bytes; the answer may be incomplete", n.cfg.BufferBytes)})
-	return jsonrpc.AppendRequest(nil, nil, "notifications/message", p)
+	return jsonrpc.AppendRequest(nil, nil, mcp.NotificationMessage, p)
 }
 
 func eventID(stream string, seq uint64) string { return stream + "_" + strconv.FormatUint(seq, 10) }
