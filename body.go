@@ -42,9 +42,9 @@ func (r *Router) readBody(w http.ResponseWriter, req *http.Request, buf *bytes.B
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, r.cfg.maxBody))
 	if err == nil {
 		if r.cfg.bodyTimeout > 0 {
-			// The connection stays open for the answer, which may
-			// stream for hours; only a background read to notice the
-			// client leaving remains, and it must not time out.
+			// The answer may stream for hours on this connection.
+			// (net/http's HTTP/1 server clears the deadline itself once
+			// the body ends; other servers need not.)
 			_ = rc.SetReadDeadline(time.Time{})
 		}
 		return true

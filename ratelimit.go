@@ -19,8 +19,10 @@ func (r *Router) withinBudget(conn *Context, sess *session, ob *outbox, m *jsonr
 	if ok {
 		return true
 	}
-	c := &Context{ctx: sess.ctx, r: r, echo: conn.echo, http: conn.http, scope: conn.scope, shared: true, req: newRequest(m, sess, nil), sess: sess}
-	x := &exchange{r: r, c: c, sess: sess, ob: ob, start: time.Now()}
+	// The connection's caller and grants, with this request's own fields.
+	c := *conn
+	c.req, c.sess = newRequest(m, sess, nil), sess
+	x := &exchange{r: r, c: &c, sess: sess, ob: ob, start: time.Now()}
 	x.respond(handlers.Failed(refusal.TooManyMessages(refusal.RetrySeconds(wait))), false)
 	return false
 }

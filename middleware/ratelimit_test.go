@@ -283,7 +283,7 @@ func (w discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w discardWriter) WriteHeader(int)             {}
 
 // BenchmarkRateLimitAllow measures the allow path of an authenticated
-// request: key lookup, refill, LRU update.
+// request: key lookup, refill, LRU update, and the budget handed on.
 func BenchmarkRateLimitAllow(b *testing.B) {
 	h := RateLimit(1e9, 1e9)(rlOK)
 	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
