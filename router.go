@@ -58,6 +58,7 @@ type config struct {
 	sessionTimeout time.Duration
 	maxSessions    int
 	maxBody        int64
+	bodyTimeout    time.Duration
 	keepAlive      time.Duration
 	retry          time.Duration
 	writeTimeout   time.Duration
@@ -210,7 +211,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		info: mcp.Implementation{Name: name, Version: version},
 		cfg: config{
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
-			maxBody: 4 << 20, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
+			maxBody: 4 << 20, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo,
 			cache:    cacheHint{visibility: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
 		},

@@ -42,6 +42,7 @@ func (r *Router) serveHTTP(w http.ResponseWriter, req *http.Request) {
 		r.serveDelete(w, req)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
+		refusal.AbandonBody(w, req)
 		refusal.Write(w, nil, refusal.MethodNotAllowed)
 	}
 }
@@ -50,23 +51,19 @@ var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	if !stream.IsMediaType(req.Header.Get("Content-Type"), "application/json") {
+		refusal.AbandonBody(w, req)
 		refusal.Write(w, nil, refusal.UnsupportedMediaType)
 		return
 	}
 	if accept := req.Header.Get("Accept"); !stream.Accepts(accept, "application/json") || !stream.Accepts(accept, "text/event-stream") {
+		refusal.AbandonBody(w, req)
 		refusal.Write(w, nil, refusal.NotAcceptable)
 		return
 	}
 	buf := bodyPool.Get().(*bytes.Buffer)
 	buf.Reset()
 	defer bodyPool.Put(buf)
-	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, r.cfg.maxBody)); err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			refusal.Write(w, nil, refusal.BodyTooLarge(r.cfg.maxBody))
-			return
-		}
-		refusal.Write(w, nil, refusal.UnreadableBody)
+	if !r.readBody(w, req, buf) {
 		return
 	}
 	msgs, batch, err := jsonrpc.Parse(buf.Bytes())
@@ -114,9 +111,13 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	gen := ob.AttachPOST(w)
 	sess.Enter()
 	defer sess.Leave()
+	further := false // the first request came in on the HTTP request's token
 	for _, m := range msgs {
 		if m.Kind() == jsonrpc.KindRequest {
-			r.dispatch(c, sess, ob, m, nil)
+			if !further || r.withinBudget(c, sess, ob, m) {
+				r.dispatch(c, sess, ob, m, nil)
+			}
+			further = true
 		}
 	}
 	if ob.Await(w, req, gen, batch) {

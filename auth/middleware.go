@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/specter-mcp/specter/internal/bearer"
+	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -58,6 +59,10 @@ func (v *Verifier) EchoMiddleware() echo.MiddlewareFunc {
 // MCP specification forbids sending them there (they end up in logs and
 // browser history), and RFC 6750 §3.1 answers a request that uses an
 // unsupported method, or more than one, with invalid_request.
+//
+// A refusal does not wait for the request's body, which is never read: the
+// answer goes out at once and the connection closes after it, so that a
+// client trickling a body cannot hold a connection open.
 func (v *Verifier) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r, err := v.authenticate(r)
@@ -147,6 +152,9 @@ func isToken68(s string) bool {
 
 // refuse answers a refused request with cfg.ErrorHandler or the default.
 func (v *Verifier) refuse(w http.ResponseWriter, r *http.Request, err *Error) {
+	// The body is never read: a client trickling it must not hold the
+	// answer, the connection and its goroutine.
+	refusal.AbandonBody(w, r)
 	if v.cfg.ErrorHandler != nil {
 		v.cfg.ErrorHandler(w, r, err)
 		return

@@ -176,10 +176,7 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	// Event streams stay open for minutes, so the server sets no write
-	// timeout (the router bounds each write itself); a client must still
-	// send its headers promptly.
-	e.Server.ReadHeaderTimeout = 10 * time.Second
+	setTimeouts(e.Server)
 
 	// Every instance derives the same requestState key from the shared
 	// secret, so a multi round-trip request may retry on any of them.
@@ -212,6 +209,17 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 		echo.WrapMiddleware(middleware.RateLimit(rate, burst)),
 	))
 	return e, r, nil
+}
+
+// setTimeouts gives the server the bounds a production server needs
+// against slow and idle clients. Event streams stay open for minutes, so
+// it sets neither ReadTimeout nor WriteTimeout, which would cut them: the
+// router bounds the time to read a request's body (specter.BodyReadTimeout,
+// 30 s by default) and each write to a client (specter.WriteTimeout).
+func setTimeouts(s *http.Server) {
+	s.ReadHeaderTimeout = 10 * time.Second // headers must come promptly
+	s.IdleTimeout = 2 * time.Minute        // keep-alive connections between requests
+	s.MaxHeaderBytes = 64 << 10            // MCP headers are small; a bearer token is a few KiB
 }
 
 // newLogger writes readable lines for a person at a terminal, colored

@@ -168,6 +168,24 @@ func TestNewAppRefusesPlainHTTPOffLoopback(t *testing.T) {
 	}
 }
 
+// TestServerTimeouts: the app bounds slow and idle clients the way a
+// production server must, without the plain read and write timeouts that
+// would cut event streams.
+func TestServerTimeouts(t *testing.T) {
+	e, r, err := newApp(config{URL: "http://127.0.0.1:8080" + mcpPath, Secret: testSecret, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Shutdown(t.Context())
+	s := e.Server
+	if s.ReadHeaderTimeout <= 0 || s.IdleTimeout <= 0 || s.MaxHeaderBytes <= 0 {
+		t.Errorf("ReadHeaderTimeout %v, IdleTimeout %v, MaxHeaderBytes %d; want all set", s.ReadHeaderTimeout, s.IdleTimeout, s.MaxHeaderBytes)
+	}
+	if s.ReadTimeout != 0 || s.WriteTimeout != 0 {
+		t.Errorf("ReadTimeout %v, WriteTimeout %v; want none, they cut event streams", s.ReadTimeout, s.WriteTimeout)
+	}
+}
+
 // TestBannerCurlCommandsWork sends every curl command the banner prints,
 // as a person would paste it, to a running app.
 func TestBannerCurlCommandsWork(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/budget"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/principal"
 )
@@ -18,7 +19,8 @@ type RateLimitConfig struct {
 	// Default: nil (limit every request).
 	Skipper func(*http.Request) bool
 	// Rate is how many requests per second each key may make in the long
-	// run: its bucket refills at this rate. Required, > 0.
+	// run: its bucket refills at this rate. Each request of a JSON-RPC
+	// batch counts as one. Required, > 0.
 	Rate float64
 	// Burst is how many requests a key may make at once: the size of its
 	// bucket, which starts full. Required, >= 1.
@@ -50,7 +52,21 @@ func RateLimit(rate float64, burst int) func(http.Handler) http.Handler {
 // every caller) a token bucket: a request takes a token or, with the
 // bucket empty, is refused with 429 Too Many Requests, a Retry-After
 // header in whole seconds (rounded up) and a JSON-RPC error body without
-// an id. Memory stays bounded by MaxKeys. It panics if cfg is invalid.
+// an id. The refusal does not wait for the request's body: it closes the
+// connection instead. Memory stays bounded by MaxKeys. It panics if cfg
+// is invalid.
+//
+// The limit counts MCP messages, not HTTP requests. A JSON-RPC batch
+// (protocol version 2025-03-26) is admitted with one token like any
+// request, and a Specter router behind the middleware takes one more
+// token from the same bucket for each further request in the batch. Each
+// request the bucket has no token for is answered, in the batch's answer,
+// with a JSON-RPC error of its own and does not run:
+//
+//	{"code":-32000,"message":"Too Many Requests: rate limit exceeded, retry after 3 s","data":{"retryAfter":3}}
+//
+// The requests within the budget run as usual. Notifications and
+// responses in a batch take no token.
 //
 // Place it after authentication (auth.JWT) so that the principal is known
 // and callers behind one IP address are limited separately. Limits differ
@@ -87,11 +103,12 @@ func RateLimitWithConfig(cfg RateLimitConfig) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			if ok, wait := l.take(key(r)); !ok {
-				tooMany(w, wait)
+			k := key(r)
+			if ok, wait := l.take(k); !ok {
+				tooMany(w, r, wait)
 				return
 			}
-			next.ServeHTTP(w, r)
+			next.ServeHTTP(w, r.WithContext(budget.With(r.Context(), allowance{l, k})))
 		})
 	}
 }
@@ -148,8 +165,9 @@ func newLimiter(cfg RateLimitConfig) *limiter {
 }
 
 // take takes a token from k's bucket. When there is none, it returns
-// false and the seconds until there will be one.
-func (l *limiter) take(k bucketKey) (ok bool, wait float64) {
+// false and the time until there will be one, at most a day (absurdly
+// slow rates must not overflow a Duration).
+func (l *limiter) take(k bucketKey) (ok bool, wait time.Duration) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -178,19 +196,28 @@ func (l *limiter) take(k bucketKey) (ok bool, wait float64) {
 		b.tokens--
 		return true, 0
 	}
-	return false, (1 - b.tokens) / l.rate
+	return false, time.Duration(min((1-b.tokens)/l.rate, 86400) * float64(time.Second))
 }
 
 func (l *limiter) unlink(b *bucket) {
 	b.prev.next, b.next.prev = b.next, b.prev
 }
 
-// tooMany refuses a request that found its bucket empty, wait seconds
-// before the next token.
-func tooMany(w http.ResponseWriter, wait float64) {
-	// Whole seconds, rounded up so a client that obeys is not refused
-	// again; capped at a day so absurd rates cannot overflow.
-	secs := strconv.Itoa(int(min(max(math.Ceil(wait), 1), 86400)))
-	w.Header().Set("Retry-After", secs)
+// allowance is a key's bucket as the budget of one admitted request: the
+// router takes a token from it for each further request of a batch.
+type allowance struct {
+	l *limiter
+	k bucketKey
+}
+
+func (a allowance) Take() (bool, time.Duration) { return a.l.take(a.k) }
+
+// tooMany refuses a request that found its bucket empty, wait before the
+// next token. The request's body is left unread, and a client
+// that trickles it must not hold the answer.
+func tooMany(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	secs := refusal.RetrySeconds(wait)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	refusal.AbandonBody(w, r)
 	refusal.Write(w, nil, refusal.TooManyRequests(secs))
 }

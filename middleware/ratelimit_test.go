@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/specter-mcp/specter/internal/budget"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -281,7 +283,7 @@ func (w discardWriter) Write(b []byte) (int, error) { return len(b), nil }
 func (w discardWriter) WriteHeader(int)             {}
 
 // BenchmarkRateLimitAllow measures the allow path of an authenticated
-// request: key lookup, refill, LRU update.
+// request: key lookup, refill, LRU update, and the budget handed on.
 func BenchmarkRateLimitAllow(b *testing.B) {
 	h := RateLimit(1e9, 1e9)(rlOK)
 	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
@@ -290,5 +292,35 @@ func BenchmarkRateLimitAllow(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		h.ServeHTTP(w, r)
+	}
+}
+
+// TestRateLimitHandsOnItsBudget: the handler behind the limit (the
+// router, for the further requests of a batch) takes from the bucket of
+// the request's key, which the next request then finds spent.
+func TestRateLimitHandsOnItsBudget(t *testing.T) {
+	clock := newFakeClock()
+	var taken []bool
+	var waits []time.Duration
+	h := RateLimitWithConfig(RateLimitConfig{Rate: 2, Burst: 3, Now: clock.Now})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for range 3 {
+			ok, wait := budget.Take(r.Context())
+			taken, waits = append(taken, ok), append(waits, wait)
+		}
+	}))
+	if rec := rlStatus(h, rlRequest("192.0.2.1", "ada")); rec.Code != http.StatusOK {
+		t.Fatalf("first request: status %d", rec.Code)
+	}
+	if want := []bool{true, true, false}; !slices.Equal(taken, want) {
+		t.Errorf("takes behind the limit: %v, want %v (the request took the first of 3 tokens)", taken, want)
+	}
+	if waits[2] != 500*time.Millisecond {
+		t.Errorf("wait of the refused take: %v, want 500ms at 2/s", waits[2])
+	}
+	if rec := rlStatus(h, rlRequest("192.0.2.1", "ada")); rec.Code != http.StatusTooManyRequests {
+		t.Errorf("next request: status %d, want 429: the budget's takes count", rec.Code)
+	}
+	if rec := rlStatus(h, rlRequest("192.0.2.1", "bob")); rec.Code != http.StatusOK {
+		t.Errorf("another principal: status %d", rec.Code)
 	}
 }

@@ -81,11 +81,11 @@ func New(cfg Config) func(http.Handler) http.Handler {
 			local := loopbackBind(r)
 			host := hostname(r.Host)
 			if (local || len(hosts) > 0) && !trusted(host, local) {
-				refuse(w, "Forbidden: Host "+quote(r.Host)+" is not allowed")
+				refuse(w, r, "Forbidden: Host "+quote(r.Host)+" is not allowed")
 				return
 			}
 			if o := r.Header.Get("Origin"); o != "" && !originAllowed(o, r.Host, trusted(host, local), local, origins) {
-				refuse(w, "Forbidden: Origin "+quote(o)+" is not allowed")
+				refuse(w, r, "Forbidden: Origin "+quote(o)+" is not allowed")
 				return
 			}
 			next.ServeHTTP(w, r)
@@ -150,7 +150,9 @@ func quote(s string) string {
 	}, s) + `"`
 }
 
-// refuse answers 403 with a JSON-RPC error: the request has no id yet.
-func refuse(w http.ResponseWriter, msg string) {
+// refuse answers 403 with a JSON-RPC error: the request has no id yet,
+// and its body is not waited for.
+func refuse(w http.ResponseWriter, r *http.Request, msg string) {
+	refusal.AbandonBody(w, r)
 	refusal.Write(w, nil, refusal.New(http.StatusForbidden, jsonrpc.CodeInvalidRequest, "%s", msg))
 }

@@ -9,8 +9,10 @@ package refusal
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -115,10 +117,34 @@ func MethodNotFound(method string) *Error {
 }
 
 // TooManyRequests refuses a caller over its rate limit, to retry after
-// secs seconds. -32000 lies in JSON-RPC's range for server-defined
-// errors: the request itself is fine, the server declines it for now.
-func TooManyRequests(secs string) *Error {
-	return New(http.StatusTooManyRequests, -32000, "Too Many Requests: rate limit exceeded, retry after %s s", secs)
+// secs seconds (RetrySeconds). -32000 lies in JSON-RPC's range for
+// server-defined errors: the request itself is fine, the server declines
+// it for now.
+func TooManyRequests(secs int) *Error {
+	return New(http.StatusTooManyRequests, codeServerBusy, "Too Many Requests: rate limit exceeded, retry after %d s", secs)
+}
+
+// TooManyMessages is the answer to one request of a JSON-RPC batch that
+// its caller's rate limit has no room for: TooManyRequests's error, with
+// data {"retryAfter": secs}, since a batch element has no Retry-After
+// header of its own.
+func TooManyMessages(secs int) *jsonrpc.Error {
+	return jsonrpc.Errorf(codeServerBusy, "Too Many Requests: rate limit exceeded, retry after %d s", secs).
+		WithData(map[string]int{"retryAfter": secs})
+}
+
+const codeServerBusy = -32000
+
+// RetrySeconds is wait in whole seconds for Retry-After: rounded up, so
+// that a client which obeys is not refused again, at least 1, and at most
+// a day, so that absurd rates cannot overflow.
+func RetrySeconds(wait time.Duration) int {
+	return int(min(max(math.Ceil(wait.Seconds()), 1), 86400))
+}
+
+// BodyTimeout refuses a request whose body did not arrive within limit.
+func BodyTimeout(limit time.Duration) *Error {
+	return New(http.StatusRequestTimeout, jsonrpc.CodeInvalidRequest, "Request Timeout: the body did not arrive within %s", limit)
 }
 
 // UnknownTask refuses a tasks/* request for a task the caller does not

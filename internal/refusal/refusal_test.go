@@ -40,7 +40,7 @@ func TestRefusals(t *testing.T) {
 		{"Status", Status(403, "admins only"), 403, jsonrpc.CodeInvalidRequest, "Forbidden: admins only"},
 		{"InvalidParams", InvalidParams(errors.New("boom")), 400, jsonrpc.CodeInvalidParams, "Invalid params: " + jsonrpc.DescribeParams(errors.New("boom"))},
 		{"MethodNotFound", MethodNotFound("nope/x"), 404, jsonrpc.CodeMethodNotFound, "Method not found: nope/x"},
-		{"TooManyRequests", TooManyRequests("3"), 429, -32000, "Too Many Requests: rate limit exceeded, retry after 3 s"},
+		{"TooManyRequests", TooManyRequests(3), 429, -32000, "Too Many Requests: rate limit exceeded, retry after 3 s"},
 		{"UnknownTask", UnknownTask("t1"), 400, jsonrpc.CodeInvalidParams, `Invalid params: unknown taskId "t1"`},
 		{"BadRequest", BadRequest(jsonrpc.Errorf(-32020, "Header mismatch: x")), 400, -32020, "Header mismatch: x"},
 	}
