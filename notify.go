@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/session"
 
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -98,7 +97,7 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 		return ok && sc.allowsResource(d, uri)
 	}
 	for _, s := range r.sessions.All() {
-		if !o.reaches(s.Principal()) || !r.subscribedNow(s, uri) {
+		if !o.reaches(s.Principal()) || !r.cluster.Subscribed(s, uri) {
 			continue
 		}
 		if sc, _ := s.Access().(*grant); allowed(sc) {
@@ -110,23 +109,6 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 			l.ob.Notice(l.notification(mcp.NotificationResourceUpdated, map[string]any{"uri": uri}))
 		}
 	}
-}
-
-// subscribedNow reports whether s is subscribed to uri; a client may have
-// subscribed through another node, so a shared backplane is asked.
-func (r *Router) subscribedNow(s *session.Session, uri string) bool {
-	if !s.HasGetStream() {
-		return false // no stream to deliver on here
-	}
-	if !r.local {
-		ctx, cancel := r.bpContext()
-		rec, err := r.bp.LoadSession(ctx, s.ID())
-		cancel()
-		if err == nil {
-			s.Refresh(rec)
-		}
-	}
-	return s.Subscribed(uri)
 }
 
 // changed notifies listeners after a declaration was added or removed.
