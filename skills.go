@@ -105,13 +105,7 @@ func (x *exchange) Skills() ([]*mcp.Skill, error) {
 	if len(x.cat.Skills) == 0 {
 		return nil, x.noSkills()
 	}
-	out := make([]*mcp.Skill, 0, len(x.cat.Skills))
-	for _, d := range x.cat.Skills {
-		if x.c.grant.allowsResource(d, "") && x.visible(d) {
-			out = append(out, &d.skill.Entry)
-		}
-	}
-	return out, nil
+	return catalog.Visible(x.cat.Skills, x.seesFamily, func(d *declaration) *mcp.Skill { return &d.skill.Entry }), nil
 }
 
 func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
@@ -119,7 +113,7 @@ func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
 		return nil, x.noSkills()
 	}
 	d := skillFor(x.cat, uri)
-	if d == nil || !x.c.grant.allowsResource(d, "") || !x.visible(d) {
+	if d == nil || !x.seesFamily(d) {
 		return nil, nil
 	}
 	return d.skill, nil

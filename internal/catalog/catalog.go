@@ -188,3 +188,15 @@ func (c *Catalog[E]) Declares(k Kind, name string) bool {
 	e, _ := c.ResourceFor(name)
 	return e != zero
 }
+
+// Visible returns, in order, the wire form of every entry the caller may
+// see: one filter for every list method.
+func Visible[E, W any](entries []E, sees func(E) bool, wire func(E) W) []W {
+	out := make([]W, 0, len(entries))
+	for _, e := range entries {
+		if sees(e) {
+			out = append(out, wire(e))
+		}
+	}
+	return out
+}
