@@ -39,10 +39,20 @@ func (x *exchange) modern() bool { return x.c.req.modern != nil }
 
 var _ handlers.Server = (*exchange)(nil)
 
+// inflight is one request's Context, Stream and exchange: they live and
+// die together, so they are one allocation. (With the Request too it
+// would fall into a larger size class and cost more bytes than it saves.)
+type inflight struct {
+	c Context
+	s Stream
+	x exchange
+}
+
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
 func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
-	req := newRequest(m, sess, call)
+	req := new(Request)
+	req.parse(m, sess, call)
 	var (
 		ctx    context.Context
 		cancel context.CancelFunc
@@ -55,9 +65,11 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
-	c := &Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess}
-	c.stream = &Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
-	x := &exchange{r: r, cat: r.catalog.Load(), c: c, sess: sess, ob: ob, start: time.Now()}
+	in := &inflight{}
+	in.c = Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
+	in.s = Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
+	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now()}
+	x := &in.x
 	lookup := handlers.Lookup
 	if sess == nil {
 		lookup = handlers.LookupModern

@@ -60,36 +60,38 @@ type envelope struct {
 	Meta      json.RawMessage `json:"_meta"`
 }
 
-func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Request {
-	req := &Request{ID: m.ID, Method: m.Method, modern: call}
+// parse fills r from the message and what its session or its
+// 2026-07-28 _meta tell.
+func (r *Request) parse(m *jsonrpc.Message, s *session.Session, call *modern.Call) {
+	*r = Request{ID: m.ID, Method: m.Method, modern: call}
 	switch {
 	case s != nil:
-		req.Version, req.SessionID, req.ClientInfo, req.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
+		r.Version, r.SessionID, r.ClientInfo, r.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
 	case call != nil:
-		req.Version = call.Meta.ProtocolVersion
+		r.Version = call.Meta.ProtocolVersion
 		if call.Meta.ClientInfo != nil {
-			req.ClientInfo = *call.Meta.ClientInfo
+			r.ClientInfo = *call.Meta.ClientInfo
 		}
 		if call.Meta.ClientCapabilities != nil {
-			req.ClientCapabilities = *call.Meta.ClientCapabilities
+			r.ClientCapabilities = *call.Meta.ClientCapabilities
 		}
 	}
 	if len(m.Params) == 0 || m.Params[0] != '{' {
-		return req
+		return
 	}
 	var env envelope
 	if json.Unmarshal(m.Params, &env) != nil {
-		return req
+		return
 	}
-	req.Name = env.Name
+	r.Name = env.Name
 	if env.URI != "" {
-		req.Name = env.URI
+		r.Name = env.URI
 	}
-	req.cursor, req.Arguments = env.Cursor, env.Arguments
+	r.cursor, r.Arguments = env.Cursor, env.Arguments
 	if len(env.Meta) == 0 || env.Meta[0] != '{' {
-		return req
+		return
 	}
-	req.Meta = env.Meta
+	r.Meta = env.Meta
 	var token json.RawMessage
 	if call != nil {
 		token = call.Meta.ProgressToken // the 2026-07-28 _meta is parsed already
@@ -101,7 +103,6 @@ func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Requ
 		token = meta.ProgressToken
 	}
 	if len(token) > 0 && string(token) != "null" {
-		req.ProgressToken = token
+		r.ProgressToken = token
 	}
-	return req
 }
