@@ -71,13 +71,8 @@ func (x *exchange) startTask(d *declaration, work func(*Stream) Result) handlers
 	return handlers.Answer(t.View(false))
 }
 
-// isTaskMethod reports the methods of the tasks extension.
-func isTaskMethod(method string) bool {
-	return method == mcp.MethodTasksGet || method == mcp.MethodTasksUpdate || method == mcp.MethodTasksCancel
-}
-
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel.
-func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modernParams) {
+func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
 	reply := func(v any) {
 		x := &exchange{r: r, c: &Context{grant: c.grant, req: &Request{Method: m.Method, modern: call}}}
 		x.decorate(v)
