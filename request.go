@@ -3,6 +3,7 @@ package specter
 import (
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/internal/envelope"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -51,15 +52,6 @@ func (r *Request) logLevel(s *session.Session) (mcp.LoggingLevel, bool) {
 // Cursor is the pagination cursor the client sent ("" for the first page).
 func (r *Request) Cursor() string { return r.cursor }
 
-// envelope is the part of params the router reads of every request.
-type envelope struct {
-	Name      string          `json:"name"`
-	URI       string          `json:"uri"`
-	Cursor    string          `json:"cursor"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      json.RawMessage `json:"_meta"`
-}
-
 // parse fills r from the message and what its session or its
 // 2026-07-28 _meta tell.
 func (r *Request) parse(m *jsonrpc.Message, s *session.Session, call *modern.Call) {
@@ -76,33 +68,9 @@ func (r *Request) parse(m *jsonrpc.Message, s *session.Session, call *modern.Cal
 			r.ClientCapabilities = *call.Meta.ClientCapabilities
 		}
 	}
-	if len(m.Params) == 0 || m.Params[0] != '{' {
-		return
-	}
-	var env envelope
-	if json.Unmarshal(m.Params, &env) != nil {
-		return
-	}
-	r.Name = env.Name
-	if env.URI != "" {
-		r.Name = env.URI
-	}
-	r.cursor, r.Arguments = env.Cursor, env.Arguments
-	if len(env.Meta) == 0 || env.Meta[0] != '{' {
-		return
-	}
-	r.Meta = env.Meta
-	var token json.RawMessage
-	if call != nil {
-		token = call.Meta.ProgressToken // the 2026-07-28 _meta is parsed already
-	} else {
-		var meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		}
-		_ = json.Unmarshal(env.Meta, &meta)
-		token = meta.ProgressToken
-	}
-	if len(token) > 0 && string(token) != "null" {
-		r.ProgressToken = token
+	env := envelope.Read(m.Params, call == nil)
+	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken
+	if call != nil && env.Meta != nil {
+		r.ProgressToken = envelope.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
 	}
 }
