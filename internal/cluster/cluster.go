@@ -6,6 +6,7 @@ package cluster
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"time"
 
@@ -13,6 +14,8 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 // Config configures a node's view of the shared sessions.
@@ -136,4 +139,33 @@ func (c *Sessions) Subscribed(s *session.Session, uri string) bool {
 		}
 	}
 	return s.Subscribed(uri)
+}
+
+// Reaches reports whether notification m is for principal's streams: a
+// targeted one reaches only its principal's.
+func Reaches(m *backplane.Message, principal string) bool {
+	return !m.Targeted || m.Principal == principal
+}
+
+// Notify hands notification m to the GET streams of the sessions on this
+// node that it reaches: a list_changed to all of them, a resources/updated
+// to those subscribed to its URI whose access (the session's
+// Session.Access) allowed says may read it.
+func (c *Sessions) Notify(m *backplane.Message, allowed func(access any) bool) {
+	if m.Method != mcp.NotificationResourceUpdated {
+		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
+		for _, s := range c.cfg.Sessions.All() {
+			if Reaches(m, s.Principal()) {
+				s.Notify(msg)
+			}
+		}
+		return
+	}
+	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: m.URI})
+	msg := jsonrpc.AppendRequest(nil, nil, mcp.NotificationResourceUpdated, p)
+	for _, s := range c.cfg.Sessions.All() {
+		if Reaches(m, s.Principal()) && c.Subscribed(s, m.URI) && allowed(s.Access()) {
+			s.Notify(msg)
+		}
+	}
 }

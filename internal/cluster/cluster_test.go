@@ -103,3 +103,41 @@ func TestSharedLookupSeesAnotherNodesSession(t *testing.T) {
 		t.Fatalf("a session Lookup already stopped ended again: %q", endedB)
 	}
 }
+
+func TestReaches(t *testing.T) {
+	tests := []struct {
+		m         backplane.Message
+		principal string
+		want      bool
+	}{
+		{backplane.Message{}, "", true},
+		{backplane.Message{}, "alice", true},
+		{backplane.Message{Targeted: true, Principal: "alice"}, "alice", true},
+		{backplane.Message{Targeted: true, Principal: "alice"}, "bob", false},
+		{backplane.Message{Targeted: true}, "alice", false},
+		{backplane.Message{Targeted: true}, "", true},
+	}
+	for _, tt := range tests {
+		if got := cluster.Reaches(&tt.m, tt.principal); got != tt.want {
+			t.Errorf("Reaches(%+v, %q) = %v; want %v", tt.m, tt.principal, got, tt.want)
+		}
+	}
+}
+
+func TestNotifyAsksAccessOnlyOfSubscribersWithAStream(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var ended []string
+	c, tab := node(t, bp, true, &ended)
+	s := create(t, tab)
+	if err := s.Subscribe("a://b", true); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	allowed := func(any) bool { asked++; return true }
+	c.Notify(&backplane.Message{Kind: backplane.KindNotify, Method: mcp.NotificationToolsChanged}, allowed)
+	c.Notify(&backplane.Message{Kind: backplane.KindNotify, Method: mcp.NotificationResourceUpdated, URI: "a://b"}, allowed)
+	if asked != 0 {
+		t.Fatalf("access was checked %d times for a session with no GET stream here", asked)
+	}
+}
