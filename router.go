@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/hostguard"
+	"github.com/specter-mcp/specter/internal/once"
 	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -50,8 +51,7 @@ type Router struct {
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
 
-	warned  sync.Map // connect named these undeclared items; warned once
-	nwarned atomic.Int32
+	warned once.Keys // connect named these undeclared items; warned once
 }
 
 type config struct {
