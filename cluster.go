@@ -2,10 +2,10 @@ package specter
 
 import (
 	"context"
-	"errors"
 	"net/http"
 
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -57,11 +57,7 @@ func (r *Router) touch(ctx context.Context, s *session.Session) error {
 
 // writeLookupError answers a request whose session could not be found.
 func writeLookupError(w http.ResponseWriter, id jsonrpc.ID, err error) {
-	if errors.Is(err, backplane.ErrNotFound) {
-		refusal.Write(w, id, refusal.SessionNotFound)
-		return
-	}
-	refusal.Write(w, id, refusal.StorageUnavailable)
+	refusal.Write(w, id, cluster.Refusal(err))
 }
 
 // endSession ends a session for every node; OnTerminate runs here once.

@@ -146,12 +146,8 @@ func (x *exchange) outcome(reply handlers.Outcome) (json.RawMessage, *jsonrpc.Er
 		if !errors.As(reply.Err, &je) {
 			je = x.internal(reply.Err)
 		}
-		if x.modern() && je.Code == jsonrpc.CodeResourceNotFound {
-			// 2026-07-28 reports an unknown resource as invalid params,
-			// with the same message and data.uri.
-			c := *je
-			c.Code = jsonrpc.CodeInvalidParams
-			je = &c
+		if x.modern() {
+			je = modern.Error(je)
 		}
 		return nil, je
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -168,4 +169,13 @@ func (c *Sessions) Notify(m *backplane.Message, allowed func(access any) bool) {
 			s.Notify(msg)
 		}
 	}
+}
+
+// Refusal is the refusal of a request whose session Lookup or Touch
+// could not find: unknown, or the backplane failed.
+func Refusal(err error) *refusal.Error {
+	if errors.Is(err, backplane.ErrNotFound) {
+		return refusal.SessionNotFound
+	}
+	return refusal.StorageUnavailable
 }

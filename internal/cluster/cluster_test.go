@@ -3,6 +3,7 @@ package cluster_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/cluster"
+	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/mcp"
@@ -139,5 +141,14 @@ func TestNotifyAsksAccessOnlyOfSubscribersWithAStream(t *testing.T) {
 	c.Notify(&backplane.Message{Kind: backplane.KindNotify, Method: mcp.NotificationResourceUpdated, URI: "a://b"}, allowed)
 	if asked != 0 {
 		t.Fatalf("access was checked %d times for a session with no GET stream here", asked)
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	if got := cluster.Refusal(fmt.Errorf("load: %w", backplane.ErrNotFound)); got != refusal.SessionNotFound {
+		t.Errorf("an unknown session is refused with %v", got)
+	}
+	if got := cluster.Refusal(errors.New("redis down")); got != refusal.StorageUnavailable {
+		t.Errorf("a backplane failure is refused with %v", got)
 	}
 }

@@ -45,3 +45,15 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
+
+func TestError(t *testing.T) {
+	nf := jsonrpc.Errorf(jsonrpc.CodeResourceNotFound, "Resource not found").WithData(map[string]any{"uri": "a://b"})
+	got := Error(nf)
+	if got.Code != jsonrpc.CodeInvalidParams || got.Message != nf.Message || got == nf || nf.Code != jsonrpc.CodeResourceNotFound {
+		t.Fatalf("Error(not found) = %+v (original now %+v); want a copy as invalid params", got, nf)
+	}
+	other := jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error")
+	if Error(other) != other {
+		t.Fatal("Error changed an error the wire reports as is")
+	}
+}
