@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/internal/uripattern"
 )
 
@@ -199,4 +200,14 @@ func Visible[E, W any](entries []E, sees func(E) bool, wire func(E) W) []W {
 		}
 	}
 	return out
+}
+
+// SkillFor returns the skill whose namespace holds a skill:// URI (its
+// SKILL.md or any other file), and whether there is one.
+func (c *Catalog[E]) SkillFor(uri string) (E, bool) {
+	if e, ok := c.ByURI[skills.EntryURI(uri)]; ok && e.IsSkill() {
+		return e, true
+	}
+	var zero E
+	return zero, false
 }

@@ -223,3 +223,18 @@ func TestVisible(t *testing.T) {
 		})
 	}
 }
+
+func TestSkillFor(t *testing.T) {
+	skill := resource(t, "skill://pdf/SKILL.md")
+	skill.files = map[string]bool{"skill://pdf/SKILL.md": true, "skill://pdf/ref.md": true}
+	plain := resource(t, "skill://plain/SKILL.md") // a resource, not a skill
+	c := add(t, add(t, New[*entry](), skill), plain)
+	for uri, want := range map[string]*entry{
+		"skill://pdf/SKILL.md": skill, "skill://pdf/ref.md": skill, "skill://pdf/any/thing": skill,
+		"skill://plain/SKILL.md": nil, "skill://other/SKILL.md": nil, "file://pdf/SKILL.md": nil,
+	} {
+		if got, ok := c.SkillFor(uri); got != want || ok != (want != nil) {
+			t.Errorf("SkillFor(%q) = %v, %v; want %v", uri, got, ok, want)
+		}
+	}
+}
