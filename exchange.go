@@ -70,9 +70,7 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 	in.s = Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
 	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now()}
 	x := &in.x
-	lookup := handlers.Lookup
 	if sess == nil {
-		lookup = handlers.LookupModern
 		x.cancel = cancel
 		if err := call.Open(r.sealer, x.binding()); err != nil {
 			x.respond(handlers.Failed(err), false)
@@ -83,20 +81,9 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
-	if sess != nil {
-		// The 2026-07-28 wire checks its params before connect runs.
-		if e := handlers.CheckParams(m.Params); e != nil {
-			x.respond(handlers.Failed(e), true)
-			return
-		}
-	}
-	if m.Method == mcp.MethodInitialize && sess != nil {
-		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
-		return
-	}
-	f, ok := lookup(m.Method)
-	if !ok {
-		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)), true)
+	f, e := handlers.Find(m.Method, m.Params, sess != nil)
+	if e != nil {
+		x.respond(handlers.Failed(e), true)
 		return
 	}
 	var reply handlers.Outcome
