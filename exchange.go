@@ -51,8 +51,7 @@ type inflight struct {
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
 func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
-	req := new(Request)
-	req.parse(m, sess, call)
+	req := newRequest(m, sess, call)
 	var (
 		ctx    context.Context
 		cancel context.CancelFunc

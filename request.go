@@ -52,10 +52,10 @@ func (r *Request) logLevel(s *session.Session) (mcp.LoggingLevel, bool) {
 // Cursor is the pagination cursor the client sent ("" for the first page).
 func (r *Request) Cursor() string { return r.cursor }
 
-// parse fills r from the message and what its session or its
-// 2026-07-28 _meta tell.
-func (r *Request) parse(m *jsonrpc.Message, s *session.Session, call *modern.Call) {
-	*r = Request{ID: m.ID, Method: m.Method, modern: call}
+// newRequest reads a request from the message and what its session or
+// its 2026-07-28 _meta tell.
+func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Request {
+	r := &Request{ID: m.ID, Method: m.Method, modern: call}
 	switch {
 	case s != nil:
 		r.Version, r.SessionID, r.ClientInfo, r.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
@@ -73,4 +73,5 @@ func (r *Request) parse(m *jsonrpc.Message, s *session.Session, call *modern.Cal
 	if call != nil && env.Meta != nil {
 		r.ProgressToken = envelope.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
 	}
+	return r
 }
