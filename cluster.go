@@ -2,14 +2,12 @@ package specter
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"time"
 
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
-	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 )
 
@@ -47,103 +45,23 @@ const (
 	EndError    = "error"    // the session could not go on (its shared state was lost)
 )
 
-// bpContext bounds one backplane call (see stream.Node.Context).
-func (r *Router) bpContext() (context.Context, context.CancelFunc) { return r.streams.Context() }
-
-// lookup finds a session for a request: this node's copy, refreshed from
-// the backplane (another node may have changed or ended it). It does not
-// touch the session: only its owner's requests do (see touch).
+// lookup finds the session a request names (see cluster.Sessions.Lookup).
 func (r *Router) lookup(ctx context.Context, id string) (*session.Session, error) {
-	if !session.ValidID(id) {
-		// Ids this server never issues are unknown without asking the
-		// backplane, where they would become key names.
-		return nil, backplane.ErrNotFound
-	}
-	if s := r.sessions.Get(id); s != nil && r.local {
-		return s, nil // a single-process backplane changes only through this node
-	}
-	ctx, cancel := context.WithTimeout(ctx, stream.CallTimeout)
-	defer cancel()
-	rec, err := r.bp.LoadSession(ctx, id)
-	if err != nil {
-		if s := r.sessions.Get(id); s != nil && errors.Is(err, backplane.ErrNotFound) {
-			s.Stop()
-		}
-		return nil, err
-	}
-	s := r.sessions.Get(id)
-	if s == nil {
-		s = r.sessions.Add(rec)
-		s.WatchIdle()
-	}
-	s.Refresh(rec)
-	return s, nil
+	return r.cluster.Lookup(ctx, id)
 }
 
-// touch keeps a session alive for its owner's request. A record that
-// expired meanwhile ends the session.
+// touch keeps a session alive for its owner's request.
 func (r *Router) touch(ctx context.Context, s *session.Session) error {
-	if !r.local {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, stream.CallTimeout)
-		defer cancel()
-	}
-	err := s.Extend(ctx)
-	if errors.Is(err, backplane.ErrNotFound) && r.local {
-		r.finish(s, EndTimeout)
-	}
-	return err
+	return r.cluster.Touch(ctx, s, EndTimeout)
 }
 
 // writeLookupError answers a request whose session could not be found.
 func writeLookupError(w http.ResponseWriter, id jsonrpc.ID, err error) {
-	if errors.Is(err, backplane.ErrNotFound) {
-		refusal.Write(w, id, refusal.SessionNotFound)
-		return
-	}
-	refusal.Write(w, id, refusal.StorageUnavailable)
+	refusal.Write(w, id, cluster.Refusal(err))
 }
 
-// endSession ends a session for every node: its record goes, every node
-// drops its live state, and OnTerminate runs here once.
-func (r *Router) endSession(s *session.Session, reason string) error {
-	ctx, cancel := r.bpContext()
-	defer cancel()
-	existed, err := r.bp.DeleteSession(ctx, s.ID())
-	if err != nil {
-		return err
-	}
-	_ = r.bp.Publish(ctx, &backplane.Message{Kind: backplane.KindEnd, Session: s.ID()})
-	s.Stop()
-	if existed {
-		r.terminated(s, reason)
-	}
-	return nil
-}
-
-// finish ends a session whose record already expired. OnTerminate runs
-// once: on the one node of an in-process backplane, or on the node that
-// claims the end of a shared one.
-func (r *Router) finish(s *session.Session, reason string) {
-	if !s.Stop() {
-		return
-	}
-	if !r.local {
-		ctx, cancel := r.bpContext()
-		defer cancel()
-		if ok, err := r.bp.Claim(ctx, "end:"+s.ID(), time.Hour); err != nil || !ok {
-			return
-		}
-	}
-	r.terminated(s, reason)
-}
-
-func (r *Router) terminated(s *session.Session, reason string) {
-	r.log.Debug().Str("session", s.ID()).Str("reason", reason).Msg("mcp session ended")
-	if r.onTerminate != nil {
-		r.onTerminate(reason, &Session{s: s})
-	}
-}
+// endSession ends a session for every node; OnTerminate runs here once.
+func (r *Router) endSession(s *session.Session, reason string) error { return r.cluster.End(s, reason) }
 
 // onMessage handles what other nodes (and this one) publish.
 func (r *Router) onMessage(m *backplane.Message) {
@@ -156,7 +74,7 @@ func (r *Router) onMessage(m *backplane.Message) {
 
 // publish sends a message to every node, logging a backplane failure.
 func (r *Router) publish(m *backplane.Message) {
-	ctx, cancel := r.bpContext()
+	ctx, cancel := r.streams.Context()
 	defer cancel()
 	if err := r.bp.Publish(ctx, m); err != nil {
 		r.log.Warn().Err(err).Str("kind", m.Kind).Msg("mcp backplane publish failed")

@@ -126,21 +126,12 @@ func (d *declaration) Pattern() *uripattern.Pattern { return d.pattern }
 func (d *declaration) IsSkill() bool                { return d.skill != nil }
 func (d *declaration) Serves(uri string) bool       { return d.skill != nil && d.skill.Files[uri] != nil }
 
-// maxWarned bounds the names warnUndeclared remembers.
-const maxWarned = 1024
-
 // warnUndeclared logs, once per name, that connect named a declaration
 // that does not exist: usually a typo that hides an item from everyone.
 func (r *Router) warnUndeclared(k kind, name string) {
-	key := k.String() + " " + name
-	if _, seen := r.warned.Load(key); seen || r.nwarned.Load() >= maxWarned {
-		return
+	if r.warned.First(k.String() + " " + name) {
+		r.log.Warn().Str("kind", k.String()).Str("name", name).Msg("mcp connect names a " + k.String() + " that is not declared; a typo hides it from this caller")
 	}
-	if _, dup := r.warned.LoadOrStore(key, struct{}{}); dup {
-		return
-	}
-	r.nwarned.Add(1)
-	r.log.Warn().Str("kind", k.String()).Str("name", name).Msg("mcp connect names a " + k.String() + " that is not declared; a typo hides it from this caller")
 }
 
 func (r *Router) add(d *declaration) error {

@@ -6,9 +6,8 @@
 // an http.Handler (Router.Handler). A connect function runs on every MCP
 // request: it authenticates the caller and decides which tools, prompts and
 // resources that caller may see and use. Handlers receive validated params,
-// the request and a per-request Context, and answer with Reply now, or with
-// NoReply after starting Async work that streams progress and logs and
-// replies later.
+// the request and a per-request Context, and answer with Reply now, or
+// with NoReply(work): the work streams progress and logs, and replies later.
 //
 //	r := specter.NewRouter("notes", "1.0.0")
 //	r.Tool("echo", func(p specter.Params, req *specter.Request, c *specter.Context) specter.Result {
@@ -34,6 +33,19 @@
 // backplane.Backplane: in memory by default, or on Redis
 // (backplane/redisbp) so that several processes behind a load balancer
 // are one server.
+//
+// # Reading the code: a tools/call from bytes in to bytes out
+//
+//   - transport.go: the POST is read and parsed (package jsonrpc); the
+//     session is found (internal/cluster) and connect runs; a 2026-07-28
+//     request goes through modern.go (internal/modern checks it).
+//   - exchange.go: dispatch builds the Request, Context and Stream and
+//     answers as handlers.Server over the caller's view of the catalog.
+//   - handlers: the MCP method decodes its params and calls CallTool.
+//   - declare.go: the declaration validates the arguments (package
+//     params) and runs the application's handler.
+//   - internal/shape: the handler's Result becomes a CallToolResult.
+//   - internal/stream: the encoded response leaves as JSON or SSE.
 //
 // # Authorization
 //

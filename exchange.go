@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"runtime/debug"
 	"slices"
 	"time"
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/catalog"
+	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/session"
@@ -39,6 +39,15 @@ func (x *exchange) modern() bool { return x.c.req.modern != nil }
 
 var _ handlers.Server = (*exchange)(nil)
 
+// inflight is one request's Context, Stream and exchange: they live and
+// die together, so they are one allocation. (With the Request too it
+// would fall into a larger size class and cost more bytes than it saves.)
+type inflight struct {
+	c Context
+	s Stream
+	x exchange
+}
+
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
 func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
@@ -55,12 +64,12 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
-	c := &Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess}
-	c.stream = &Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
-	x := &exchange{r: r, cat: r.catalog.Load(), c: c, sess: sess, ob: ob, start: time.Now()}
-	lookup := handlers.Lookup
+	in := &inflight{}
+	in.c = Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
+	in.s = Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
+	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now()}
+	x := &in.x
 	if sess == nil {
-		lookup = handlers.LookupModern
 		x.cancel = cancel
 		if err := call.Open(r.sealer, x.binding()); err != nil {
 			x.respond(handlers.Failed(err), false)
@@ -71,31 +80,15 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
-	if sess != nil {
-		// The 2026-07-28 wire checks its params before connect runs.
-		if e := handlers.CheckParams(m.Params); e != nil {
-			x.respond(handlers.Failed(e), true)
-			return
-		}
-	}
-	if m.Method == mcp.MethodInitialize && sess != nil {
-		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")), true)
-		return
-	}
-	f, ok := lookup(m.Method)
-	if !ok {
-		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", m.Method)), true)
+	f, e := handlers.Find(m.Method, m.Params, sess != nil)
+	if e != nil {
+		x.respond(handlers.Failed(e), true)
 		return
 	}
 	var reply handlers.Outcome
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				reply = handlers.Failed(x.internal(panicError(v)))
-			}
-		}()
-		reply = f(x, m.Params)
-	}()
+	if err := guard.Run(func() { reply = f(x, m.Params) }); err != nil {
+		reply = handlers.Failed(x.internal(err))
+	}
 	if !reply.Pending {
 		x.respond(reply, true)
 	}
@@ -139,12 +132,8 @@ func (x *exchange) outcome(reply handlers.Outcome) (json.RawMessage, *jsonrpc.Er
 		if !errors.As(reply.Err, &je) {
 			je = x.internal(reply.Err)
 		}
-		if x.modern() && je.Code == jsonrpc.CodeResourceNotFound {
-			// 2026-07-28 reports an unknown resource as invalid params,
-			// with the same message and data.uri.
-			c := *je
-			c.Code = jsonrpc.CodeInvalidParams
-			je = &c
+		if x.modern() {
+			je = modern.Error(je)
 		}
 		return nil, je
 	}
@@ -175,24 +164,16 @@ func (r *Router) report(ctx context.Context, err error, req *Request) {
 	}
 }
 
-type panicErr struct {
-	value any
-	stack []byte
-}
-
-func (p *panicErr) Error() string { return fmt.Sprintf("panic: %v\n%s", p.value, p.stack) }
-
-func panicError(v any) error { return &panicErr{value: v, stack: debug.Stack()} }
+// panicError is the error of a recovered panic, with its stack.
+func panicError(v any) error { return guard.Recovered(v) }
 
 // safely runs user code, turning a panic into an error Result so that a
 // handler can never take the server down.
 func safely(f func() Result) (res Result) {
-	defer func() {
-		if v := recover(); v != nil {
-			res = Error(panicError(v))
-		}
-	}()
-	return f()
+	if err := guard.Run(func() { res = f() }); err != nil {
+		return Error(err)
+	}
+	return res
 }
 
 // invoke runs a declaration's handler.
@@ -306,13 +287,8 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
-	out := make([]*mcp.Tool, 0, len(x.cat.Tools))
-	for _, d := range x.cat.Tools {
-		if x.c.grant.allowsTool(d.name) && x.visible(d) {
-			out = append(out, d.tool)
-		}
-	}
-	return out
+	return catalog.Visible(x.cat.Tools, func(d *declaration) bool { return x.c.grant.allowsTool(d.name) && x.visible(d) },
+		func(d *declaration) *mcp.Tool { return d.tool })
 }
 
 func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome {
@@ -334,13 +310,8 @@ func unknownTool(name string) *jsonrpc.Error {
 }
 
 func (x *exchange) Prompts() []*mcp.Prompt {
-	out := make([]*mcp.Prompt, 0, len(x.cat.Prompts))
-	for _, d := range x.cat.Prompts {
-		if x.c.grant.allowsPrompt(d.name) && x.visible(d) {
-			out = append(out, d.prompt)
-		}
-	}
-	return out
+	return catalog.Visible(x.cat.Prompts, func(d *declaration) bool { return x.c.grant.allowsPrompt(d.name) && x.visible(d) },
+		func(d *declaration) *mcp.Prompt { return d.prompt })
 }
 
 func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outcome {
@@ -359,24 +330,15 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outco
 }
 
 func (x *exchange) Resources() []*mcp.Resource {
-	out := make([]*mcp.Resource, 0, len(x.cat.Resources))
-	for _, d := range x.cat.Resources {
-		if x.c.grant.allowsResource(d, d.resource.URI) && x.visible(d) {
-			out = append(out, d.resource)
-		}
-	}
-	return out
+	return catalog.Visible(x.cat.Resources, func(d *declaration) bool { return x.c.grant.allowsResource(d, d.resource.URI) && x.visible(d) },
+		func(d *declaration) *mcp.Resource { return d.resource })
 }
 
 func (x *exchange) ResourceSources() []handlers.ResourceSource {
-	var out []handlers.ResourceSource
-	for _, d := range x.cat.Templates {
-		if d.list == nil || !x.c.grant.allowsResource(d, "") || !x.visible(d) {
-			continue
-		}
-		out = append(out, func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) })
-	}
-	return out
+	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && x.seesFamily(d) },
+		func(d *declaration) handlers.ResourceSource {
+			return func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) }
+		})
 }
 
 // list runs a template's List handler for one page.
@@ -407,13 +369,13 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 }
 
 func (x *exchange) Templates() []*mcp.ResourceTemplate {
-	out := make([]*mcp.ResourceTemplate, 0, len(x.cat.Templates))
-	for _, d := range x.cat.Templates {
-		if x.c.grant.allowsResource(d, "") && x.visible(d) {
-			out = append(out, d.template)
-		}
-	}
-	return out
+	return catalog.Visible(x.cat.Templates, x.seesFamily, func(d *declaration) *mcp.ResourceTemplate { return d.template })
+}
+
+// seesFamily reports whether the caller may see a template or skill as a
+// whole (not one URI of it).
+func (x *exchange) seesFamily(d *declaration) bool {
+	return x.c.grant.allowsResource(d, "") && x.visible(d)
 }
 
 func (x *exchange) ReadResource(uri string) handlers.Outcome {
@@ -447,7 +409,7 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", p.Ref.Name)
 		}
 	default:
-		if d = x.cat.ByURI[p.Ref.URI]; d == nil || d.template == nil || !x.c.grant.allowsResource(d, "") || !x.visible(d) {
+		if d = x.cat.ByURI[p.Ref.URI]; d == nil || d.template == nil || !x.seesFamily(d) {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown resource template: %s", p.Ref.URI)
 		}
 	}

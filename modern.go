@@ -20,17 +20,6 @@ const (
 	HeaderParamPrefix = modern.HeaderParamPrefix
 )
 
-// modernParams is the part of a request's params the transport reads.
-type modernParams struct {
-	Name           string                     `json:"name"`
-	URI            string                     `json:"uri"`
-	Arguments      json.RawMessage            `json:"arguments"`
-	Meta           json.RawMessage            `json:"_meta"`
-	InputResponses map[string]json.RawMessage `json:"inputResponses"`
-	RequestState   string                     `json:"requestState"`
-	TaskID         string                     `json:"taskId"`
-}
-
 // serveModern serves a 2026-07-28 POST: validation in the order the
 // revision prescribes, then connect, then dispatch on the request's own
 // response stream.
@@ -52,26 +41,11 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		refusal.Write(w, m.ID, refusal.BadRequest(e))
 		return
 	}
-	var p modernParams
-	if len(m.Params) > 0 {
-		if err := json.Unmarshal(m.Params, &p); err != nil {
-			refusal.Write(w, m.ID, refusal.InvalidParams(err))
-			return
-		}
-	}
-	meta, jerr := modern.ParseMeta(p.Meta)
-	if jerr == nil {
-		jerr = modern.CheckVersion(req.Header, meta.ProtocolVersion)
-	}
-	if jerr == nil {
-		name, named := nameOf(m.Method, &p)
-		jerr = modern.CheckRoute(req.Header, m.Method, name, named)
-	}
-	if jerr != nil {
-		refusal.Write(w, m.ID, refusal.BadRequest(jerr))
+	p, call, refused := modern.Read(req.Header, m)
+	if refused != nil {
+		refusal.Write(w, m.ID, refused)
 		return
 	}
-	call := &modern.Call{Meta: *meta}
 	c, ok := r.runConnect(w, req, m.ID)
 	if !ok {
 		return
@@ -86,37 +60,20 @@ func (r *Router) serveModern(w http.ResponseWriter, req *http.Request, msgs []*j
 		r.serveListen(w, req, c, m)
 		return
 	}
-	if isTaskMethod(m.Method) {
-		r.serveTaskMethod(w, c, m, call, &p)
+	if modern.TaskMethod(m.Method) {
+		r.serveTaskMethod(w, c, m, call, p)
 		return
 	}
 	if _, found := handlers.LookupModern(m.Method); !found {
 		refusal.Write(w, m.ID, refusal.MethodNotFound(m.Method))
 		return
 	}
-	call.RequestState, call.Responses = p.RequestState, p.InputResponses
-	call.InputAllowed = m.Method == mcp.MethodToolsCall || m.Method == mcp.MethodPromptsGet || m.Method == mcp.MethodResourcesRead
-
 	ob := r.streams.New(stream.Options{Pending: 1})
 	gen := ob.AttachPOST(w)
 	r.dispatch(c, nil, ob, m, call)
 	if ob.Await(w, req, gen, false) {
 		ob.Drop()
 	}
-}
-
-// nameOf returns what Mcp-Name must carry for method.
-func nameOf(method string, p *modernParams) (string, bool) {
-	switch method {
-	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
-		return p.Name, true
-	case mcp.MethodResourcesRead:
-		return p.URI, true
-	}
-	if isTaskMethod(method) {
-		return p.TaskID, true
-	}
-	return "", false
 }
 
 // checkParamHeaders verifies the Mcp-Param-* headers of a tool whose

@@ -1,12 +1,8 @@
 package specter
 
 import (
-	"encoding/json"
-
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/session"
-
-	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -23,10 +19,6 @@ type notifyOptions struct {
 // changed: r.NotifyToolsChanged(specter.ForPrincipal(userID)).
 func ForPrincipal(id string) NotifyOption {
 	return func(o *notifyOptions) { o.principal, o.targeted = id, true }
-}
-
-func (o *notifyOptions) reaches(principal string) bool {
-	return !o.targeted || o.principal == principal
 }
 
 func notifyOpts(opts []NotifyOption) notifyOptions {
@@ -71,62 +63,28 @@ func (r *Router) broadcast(method string, o notifyOptions) {
 // deliverNotify hands a notification to the GET streams and listen
 // streams attached to this node whose callers may see it.
 func (r *Router) deliverNotify(m *backplane.Message) {
-	o := notifyOptions{principal: m.Principal, targeted: m.Targeted}
-	if m.Method != mcp.NotificationResourceUpdated {
-		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
-		for _, s := range r.sessions.All() {
-			if o.reaches(s.Principal()) {
-				s.Notify(msg)
-			}
-		}
-		for _, l := range r.listen.all() {
-			if l.wants(m.Method) && o.reaches(l.grant.principal) {
-				l.ob.Notice(l.notification(m.Method, nil))
-			}
-		}
-		return
+	updated := m.Method == mcp.NotificationResourceUpdated
+	var d *declaration
+	if updated {
+		d, _ = r.catalog.Load().ResourceFor(m.URI)
 	}
-	uri := m.URI
-	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: uri})
-	msg := jsonrpc.AppendRequest(nil, nil, mcp.NotificationResourceUpdated, p)
-	d, _ := r.catalog.Load().ResourceFor(uri)
-	allowed := func(sc *grant) bool {
-		if d == nil || sc == nil {
+	allowed := func(g *grant) bool {
+		if d == nil || g == nil {
 			return true
 		}
-		ok, _ := sc.permits(d)
-		return ok && sc.allowsResource(d, uri)
+		ok, _ := g.permits(d)
+		return ok && g.allowsResource(d, m.URI)
 	}
-	for _, s := range r.sessions.All() {
-		if !o.reaches(s.Principal()) || !r.subscribedNow(s, uri) {
-			continue
-		}
-		if sc, _ := s.Access().(*grant); allowed(sc) {
-			s.Notify(msg)
-		}
-	}
+	r.cluster.Notify(m, func(a any) bool { g, _ := a.(*grant); return allowed(g) })
 	for _, l := range r.listen.all() {
-		if l.subscribed(uri) && o.reaches(l.grant.principal) && allowed(l.grant) {
-			l.ob.Notice(l.notification(mcp.NotificationResourceUpdated, map[string]any{"uri": uri}))
+		switch {
+		case !cluster.Reaches(m, l.grant.principal):
+		case !updated && l.wants(m.Method):
+			l.ob.Notice(l.notification(m.Method, nil))
+		case updated && l.subscribed(m.URI) && allowed(l.grant):
+			l.ob.Notice(l.notification(m.Method, map[string]any{"uri": m.URI}))
 		}
 	}
-}
-
-// subscribedNow reports whether s is subscribed to uri; a client may have
-// subscribed through another node, so a shared backplane is asked.
-func (r *Router) subscribedNow(s *session.Session, uri string) bool {
-	if !s.HasGetStream() {
-		return false // no stream to deliver on here
-	}
-	if !r.local {
-		ctx, cancel := r.bpContext()
-		rec, err := r.bp.LoadSession(ctx, s.ID())
-		cancel()
-		if err == nil {
-			s.Refresh(rec)
-		}
-	}
-	return s.Subscribed(uri)
 }
 
 // changed notifies listeners after a declaration was added or removed.

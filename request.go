@@ -3,6 +3,7 @@ package specter
 import (
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/internal/envelope"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -51,57 +52,26 @@ func (r *Request) logLevel(s *session.Session) (mcp.LoggingLevel, bool) {
 // Cursor is the pagination cursor the client sent ("" for the first page).
 func (r *Request) Cursor() string { return r.cursor }
 
-// envelope is the part of params the router reads of every request.
-type envelope struct {
-	Name      string          `json:"name"`
-	URI       string          `json:"uri"`
-	Cursor    string          `json:"cursor"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      json.RawMessage `json:"_meta"`
-}
-
+// newRequest reads a request from the message and what its session or
+// its 2026-07-28 _meta tell.
 func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Request {
-	req := &Request{ID: m.ID, Method: m.Method, modern: call}
+	r := &Request{ID: m.ID, Method: m.Method, modern: call}
 	switch {
 	case s != nil:
-		req.Version, req.SessionID, req.ClientInfo, req.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
+		r.Version, r.SessionID, r.ClientInfo, r.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
 	case call != nil:
-		req.Version = call.Meta.ProtocolVersion
+		r.Version = call.Meta.ProtocolVersion
 		if call.Meta.ClientInfo != nil {
-			req.ClientInfo = *call.Meta.ClientInfo
+			r.ClientInfo = *call.Meta.ClientInfo
 		}
 		if call.Meta.ClientCapabilities != nil {
-			req.ClientCapabilities = *call.Meta.ClientCapabilities
+			r.ClientCapabilities = *call.Meta.ClientCapabilities
 		}
 	}
-	if len(m.Params) == 0 || m.Params[0] != '{' {
-		return req
+	env := envelope.Read(m.Params, call == nil)
+	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken
+	if call != nil && env.Meta != nil {
+		r.ProgressToken = envelope.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
 	}
-	var env envelope
-	if json.Unmarshal(m.Params, &env) != nil {
-		return req
-	}
-	req.Name = env.Name
-	if env.URI != "" {
-		req.Name = env.URI
-	}
-	req.cursor, req.Arguments = env.Cursor, env.Arguments
-	if len(env.Meta) == 0 || env.Meta[0] != '{' {
-		return req
-	}
-	req.Meta = env.Meta
-	var token json.RawMessage
-	if call != nil {
-		token = call.Meta.ProgressToken // the 2026-07-28 _meta is parsed already
-	} else {
-		var meta struct {
-			ProgressToken json.RawMessage `json:"progressToken"`
-		}
-		_ = json.Unmarshal(env.Meta, &meta)
-		token = meta.ProgressToken
-	}
-	if len(token) > 0 && string(token) != "null" {
-		req.ProgressToken = token
-	}
-	return req
+	return r
 }

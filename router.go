@@ -12,7 +12,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
+	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/hostguard"
+	"github.com/specter-mcp/specter/internal/once"
 	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -34,6 +36,7 @@ type Router struct {
 	mu       sync.Mutex // serializes declaration changes
 	catalog  atomic.Pointer[catalog.Catalog[*declaration]]
 	sessions *session.Table
+	cluster  *cluster.Sessions
 	streams  *stream.Node
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
@@ -48,8 +51,7 @@ type Router struct {
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
 
-	warned  sync.Map // connect named these undeclared items; warned once
-	nwarned atomic.Int32
+	warned once.Keys // connect named these undeclared items; warned once
 }
 
 type config struct {
@@ -236,7 +238,13 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
-		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session) { r.finish(s, EndTimeout) }})
+		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session) { r.cluster.Finish(s, EndTimeout) }})
+	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
+		Ended: func(s *session.Session, reason string) {
+			if r.onTerminate != nil {
+				r.onTerminate(reason, &Session{s: s})
+			}
+		}})
 	stop, err := r.bp.Subscribe(r.onMessage)
 	if err != nil {
 		// Notifications and answers will not cross nodes until this

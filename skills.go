@@ -90,36 +90,21 @@ func (d *declaration) skillOptions(opts []Option) error {
 	return nil
 }
 
-// skillFor returns the declaration of the skill whose namespace holds a
-// skill:// URI, or nil.
-func skillFor(c *catalog.Catalog[*declaration], uri string) *declaration {
-	if d := c.ByURI[skills.EntryURI(uri)]; d != nil && d.skill != nil {
-		return d
-	}
-	return nil
-}
-
 // Skills and SkillAt serve the methods of the skills extension, which
 // exist only while at least one skill is declared.
 func (x *exchange) Skills() ([]*mcp.Skill, error) {
 	if len(x.cat.Skills) == 0 {
 		return nil, x.noSkills()
 	}
-	out := make([]*mcp.Skill, 0, len(x.cat.Skills))
-	for _, d := range x.cat.Skills {
-		if x.c.grant.allowsResource(d, "") && x.visible(d) {
-			out = append(out, &d.skill.Entry)
-		}
-	}
-	return out, nil
+	return catalog.Visible(x.cat.Skills, x.seesFamily, func(d *declaration) *mcp.Skill { return &d.skill.Entry }), nil
 }
 
 func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
 	if len(x.cat.Skills) == 0 {
 		return nil, x.noSkills()
 	}
-	d := skillFor(x.cat, uri)
-	if d == nil || !x.c.grant.allowsResource(d, "") || !x.visible(d) {
+	d, ok := x.cat.SkillFor(uri)
+	if !ok || !x.seesFamily(d) {
 		return nil, nil
 	}
 	return d.skill, nil

@@ -10,7 +10,6 @@ import (
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
-	"github.com/specter-mcp/specter/mcp"
 )
 
 // TasksExtension is the identifier of the MCP tasks extension (SEP-2663).
@@ -71,37 +70,20 @@ func (x *exchange) startTask(d *declaration, work func(*Stream) Result) handlers
 	return handlers.Answer(t.View(false))
 }
 
-// isTaskMethod reports the methods of the tasks extension.
-func isTaskMethod(method string) bool {
-	return method == mcp.MethodTasksGet || method == mcp.MethodTasksUpdate || method == mcp.MethodTasksCancel
-}
-
 // serveTaskMethod answers tasks/get, tasks/update and tasks/cancel.
-func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modernParams) {
-	reply := func(v any) {
-		x := &exchange{r: r, c: &Context{grant: c.grant, req: &Request{Method: m.Method, modern: call}}}
-		x.decorate(v)
-		body, _ := json.Marshal(v)
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-	}
+func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
 	if _, ok := call.Meta.ClientCapabilities.Extensions[TasksExtension]; !ok {
 		refusal.Write(w, m.ID, refusal.BadRequest(missingTasks()))
 		return
 	}
-	t := r.tasks.Get(p.TaskID, c.grant.principal)
-	if t == nil {
-		refusal.Write(w, m.ID, refusal.UnknownTask(p.TaskID))
+	v, refused := r.tasks.Serve(m.Method, p.TaskID, c.grant.principal, p.InputResponses)
+	if refused != nil {
+		refusal.Write(w, m.ID, refused)
 		return
 	}
-	switch m.Method {
-	case mcp.MethodTasksGet:
-		reply(t.View(true))
-	case mcp.MethodTasksUpdate:
-		t.Answer(p.InputResponses)
-		reply(&mcp.ResultBase{})
-	case mcp.MethodTasksCancel:
-		t.Stop()
-		reply(&mcp.ResultBase{})
-	}
+	x := &exchange{r: r, c: &Context{grant: c.grant, req: &Request{Method: m.Method, modern: call}}}
+	x.decorate(v)
+	body, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
 }

@@ -838,3 +838,32 @@ func TestHugePageSizeDoesNotOverflow(t *testing.T) {
 		}
 	}
 }
+
+func TestFind(t *testing.T) {
+	tests := []struct {
+		method    string
+		params    string
+		inSession bool
+		code      int // 0: found
+	}{
+		{mcp.MethodToolsCall, `{"name":"a"}`, true, 0},
+		{mcp.MethodToolsCall, `{"name":"a"}`, false, 0},
+		{mcp.MethodPing, ``, true, 0},
+		{mcp.MethodPing, ``, false, jsonrpc.CodeMethodNotFound},
+		{mcp.MethodDiscover, ``, false, 0},
+		{mcp.MethodDiscover, ``, true, jsonrpc.CodeMethodNotFound},
+		{mcp.MethodInitialize, `{}`, true, jsonrpc.CodeInvalidRequest},
+		{mcp.MethodInitialize, `{}`, false, jsonrpc.CodeMethodNotFound},
+		{mcp.MethodToolsCall, `{"name":"a","Name":"b"}`, true, jsonrpc.CodeInvalidParams},
+		{"unknown", ``, true, jsonrpc.CodeMethodNotFound},
+	}
+	for _, tt := range tests {
+		f, e := Find(tt.method, json.RawMessage(tt.params), tt.inSession)
+		switch {
+		case tt.code == 0 && (e != nil || f == nil):
+			t.Errorf("Find(%q, %s, %v) = %v; want the method", tt.method, tt.params, tt.inSession, e)
+		case tt.code != 0 && (e == nil || e.Code != tt.code || f != nil):
+			t.Errorf("Find(%q, %s, %v) = %v; want code %d", tt.method, tt.params, tt.inSession, e, tt.code)
+		}
+	}
+}

@@ -60,6 +60,27 @@ func LookupModern(method string) (Func, bool) {
 	return f, ok
 }
 
+// Find returns the method a request names, or the error that answers
+// the request instead. In a session (inSession) the params are checked
+// first, as the 2026-07-28 transport checks them before connect runs, and
+// initialize is refused: the session is initialized already.
+func Find(method string, params json.RawMessage, inSession bool) (Func, *jsonrpc.Error) {
+	methods := modern
+	if inSession {
+		if e := CheckParams(params); e != nil {
+			return nil, e
+		}
+		if method == mcp.MethodInitialize {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: the session is already initialized")
+		}
+		methods = session
+	}
+	if f, ok := methods[method]; ok {
+		return f, nil
+	}
+	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s", method)
+}
+
 func discover(s Server, _ json.RawMessage) Outcome { return Answer(s.Discover()) }
 
 // decode reads params into v; absent or null params leave v as is.

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/internal/uripattern"
 )
 
@@ -187,4 +188,26 @@ func (c *Catalog[E]) Declares(k Kind, name string) bool {
 	}
 	e, _ := c.ResourceFor(name)
 	return e != zero
+}
+
+// Visible returns, in order, the wire form of every entry the caller may
+// see: one filter for every list method.
+func Visible[E, W any](entries []E, sees func(E) bool, wire func(E) W) []W {
+	out := make([]W, 0, len(entries))
+	for _, e := range entries {
+		if sees(e) {
+			out = append(out, wire(e))
+		}
+	}
+	return out
+}
+
+// SkillFor returns the skill whose namespace holds a skill:// URI (its
+// SKILL.md or any other file), and whether there is one.
+func (c *Catalog[E]) SkillFor(uri string) (E, bool) {
+	if e, ok := c.ByURI[skills.EntryURI(uri)]; ok && e.IsSkill() {
+		return e, true
+	}
+	var zero E
+	return zero, false
 }

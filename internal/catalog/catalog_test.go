@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -199,5 +200,41 @@ func TestSnapshotsUnderConcurrentChange(t *testing.T) {
 	wg.Wait()
 	if len(cur.Tools) != 160 {
 		t.Errorf("%d tools, want 160", len(cur.Tools))
+	}
+}
+
+func TestVisible(t *testing.T) {
+	entries := []string{"a", "bb", "c", "dd"}
+	tests := []struct {
+		name string
+		sees func(string) bool
+		want []int
+	}{
+		{"all", func(string) bool { return true }, []int{1, 2, 1, 2}},
+		{"none", func(string) bool { return false }, []int{}},
+		{"some, in order", func(s string) bool { return len(s) == 2 }, []int{2, 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Visible(entries, tt.sees, func(s string) int { return len(s) })
+			if got == nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("Visible = %#v; want %v (never nil: lists encode as [])", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSkillFor(t *testing.T) {
+	skill := resource(t, "skill://pdf/SKILL.md")
+	skill.files = map[string]bool{"skill://pdf/SKILL.md": true, "skill://pdf/ref.md": true}
+	plain := resource(t, "skill://plain/SKILL.md") // a resource, not a skill
+	c := add(t, add(t, New[*entry](), skill), plain)
+	for uri, want := range map[string]*entry{
+		"skill://pdf/SKILL.md": skill, "skill://pdf/ref.md": skill, "skill://pdf/any/thing": skill,
+		"skill://plain/SKILL.md": nil, "skill://other/SKILL.md": nil, "file://pdf/SKILL.md": nil,
+	} {
+		if got, ok := c.SkillFor(uri); got != want || ok != (want != nil) {
+			t.Errorf("SkillFor(%q) = %v, %v; want %v", uri, got, ok, want)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -64,4 +65,15 @@ func Capability(path string) map[string]any {
 		cur = next
 	}
 	return out
+}
+
+// Error is e as the 2026-07-28 wire reports it: an unknown resource is
+// invalid params there, with the same message and data.uri.
+func Error(e *jsonrpc.Error) *jsonrpc.Error {
+	if e.Code != jsonrpc.CodeResourceNotFound {
+		return e
+	}
+	c := *e
+	c.Code = jsonrpc.CodeInvalidParams
+	return &c
 }

@@ -1,10 +1,14 @@
 package task
 
 import (
+	"encoding/json"
 	"maps"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 // Table holds tasks until their TTL runs out; then it drops and stops
@@ -46,4 +50,23 @@ func (tt *Table) All() []*Task {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	return slices.Collect(maps.Values(tt.m))
+}
+
+// Serve answers tasks/get, tasks/update (delivering responses) or
+// tasks/cancel for principal's task id, with the result to send or the
+// refusal of an unknown task.
+func (tt *Table) Serve(method, id, principal string, responses map[string]json.RawMessage) (any, *refusal.Error) {
+	t := tt.Get(id, principal)
+	if t == nil {
+		return nil, refusal.UnknownTask(id)
+	}
+	switch method {
+	case mcp.MethodTasksUpdate:
+		t.Answer(responses)
+	case mcp.MethodTasksCancel:
+		t.Stop()
+	default:
+		return t.View(true), nil
+	}
+	return &mcp.ResultBase{}, nil
 }

@@ -186,3 +186,23 @@ func TestTableDropsAndStopsExpiredTasks(t *testing.T) {
 		t.Error("the expired task is still held") // dropped before it is stopped
 	}
 }
+
+func TestTableServe(t *testing.T) {
+	var tt Table
+	tk := New("alice", time.Hour, func() {})
+	tt.Add(tk)
+	if v, refused := tt.Serve(mcp.MethodTasksGet, tk.ID, "alice", nil); refused != nil || v.(*View).TaskID != tk.ID {
+		t.Fatalf("tasks/get = %+v, %v; want the task's view", v, refused)
+	}
+	for _, who := range []struct{ id, principal string }{{tk.ID, "bob"}, {"nope", "alice"}} {
+		if _, refused := tt.Serve(mcp.MethodTasksGet, who.id, who.principal, nil); refused == nil || refused.RPC.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("tasks/get of %+v = %v; want an unknown task", who, refused)
+		}
+	}
+	if v, refused := tt.Serve(mcp.MethodTasksUpdate, tk.ID, "alice", nil); refused != nil || v == nil {
+		t.Fatalf("tasks/update = %v, %v", v, refused)
+	}
+	if _, refused := tt.Serve(mcp.MethodTasksCancel, tk.ID, "alice", nil); refused != nil || tk.View(true).Status != Cancelled {
+		t.Fatalf("tasks/cancel left the task %s (%v)", tk.View(true).Status, refused)
+	}
+}

@@ -1,0 +1,181 @@
+// Package cluster keeps one node's sessions in step with the backplane
+// that every node of a deployment shares: it finds the session a request
+// names, keeps it alive for its owner, and ends it for every node, telling
+// the application once.
+package cluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// Config configures a node's view of the shared sessions.
+type Config struct {
+	Backplane backplane.Backplane
+	Local     bool // the backplane lives in this process: only this node changes it
+	Sessions  *session.Table
+	Streams   *stream.Node // bounds backplane calls
+	Log       zerolog.Logger
+	// Ended runs once per session that ended, with the reason; nil: nothing.
+	Ended func(s *session.Session, reason string)
+}
+
+// Sessions finds and ends sessions for one node.
+type Sessions struct{ cfg Config }
+
+// New returns the node's view of the shared sessions.
+func New(cfg Config) *Sessions { return &Sessions{cfg: cfg} }
+
+// Lookup finds a session for a request: this node's copy, refreshed from
+// the backplane (another node may have changed or ended it). It does not
+// touch the session: only its owner's requests do (see Touch). An id this
+// server never issues, or one the backplane does not hold, is
+// backplane.ErrNotFound.
+func (c *Sessions) Lookup(ctx context.Context, id string) (*session.Session, error) {
+	if !session.ValidID(id) {
+		// Ids this server never issues are unknown without asking the
+		// backplane, where they would become key names.
+		return nil, backplane.ErrNotFound
+	}
+	if s := c.cfg.Sessions.Get(id); s != nil && c.cfg.Local {
+		return s, nil // a single-process backplane changes only through this node
+	}
+	ctx, cancel := context.WithTimeout(ctx, stream.CallTimeout)
+	defer cancel()
+	rec, err := c.cfg.Backplane.LoadSession(ctx, id)
+	if err != nil {
+		if s := c.cfg.Sessions.Get(id); s != nil && errors.Is(err, backplane.ErrNotFound) {
+			s.Stop()
+		}
+		return nil, err
+	}
+	s := c.cfg.Sessions.Get(id)
+	if s == nil {
+		s = c.cfg.Sessions.Add(rec)
+		s.WatchIdle()
+	}
+	s.Refresh(rec)
+	return s, nil
+}
+
+// Touch keeps a session alive for its owner's request. A record that
+// expired meanwhile ends the session with reason expired.
+func (c *Sessions) Touch(ctx context.Context, s *session.Session, expired string) error {
+	if !c.cfg.Local {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, stream.CallTimeout)
+		defer cancel()
+	}
+	err := s.Extend(ctx)
+	if errors.Is(err, backplane.ErrNotFound) && c.cfg.Local {
+		c.Finish(s, expired)
+	}
+	return err
+}
+
+// End ends a session for every node: its record goes, every node drops
+// its live state, and Ended runs here once.
+func (c *Sessions) End(s *session.Session, reason string) error {
+	ctx, cancel := c.cfg.Streams.Context()
+	defer cancel()
+	existed, err := c.cfg.Backplane.DeleteSession(ctx, s.ID())
+	if err != nil {
+		return err
+	}
+	_ = c.cfg.Backplane.Publish(ctx, &backplane.Message{Kind: backplane.KindEnd, Session: s.ID()})
+	s.Stop()
+	if existed {
+		c.ended(s, reason)
+	}
+	return nil
+}
+
+// Finish ends a session whose record already expired. Ended runs once: on
+// the one node of an in-process backplane, or on the node that claims the
+// end of a shared one.
+func (c *Sessions) Finish(s *session.Session, reason string) {
+	if !s.Stop() {
+		return
+	}
+	if !c.cfg.Local {
+		ctx, cancel := c.cfg.Streams.Context()
+		defer cancel()
+		if ok, err := c.cfg.Backplane.Claim(ctx, "end:"+s.ID(), time.Hour); err != nil || !ok {
+			return
+		}
+	}
+	c.ended(s, reason)
+}
+
+func (c *Sessions) ended(s *session.Session, reason string) {
+	c.cfg.Log.Debug().Str("session", s.ID()).Str("reason", reason).Msg("mcp session ended")
+	if c.cfg.Ended != nil {
+		c.cfg.Ended(s, reason)
+	}
+}
+
+// Subscribed reports whether s is subscribed to uri and has a GET stream
+// here to deliver on; a client may have subscribed through another node,
+// so a shared backplane is asked.
+func (c *Sessions) Subscribed(s *session.Session, uri string) bool {
+	if !s.HasGetStream() {
+		return false // no stream to deliver on here
+	}
+	if !c.cfg.Local {
+		ctx, cancel := c.cfg.Streams.Context()
+		rec, err := c.cfg.Backplane.LoadSession(ctx, s.ID())
+		cancel()
+		if err == nil {
+			s.Refresh(rec)
+		}
+	}
+	return s.Subscribed(uri)
+}
+
+// Reaches reports whether notification m is for principal's streams: a
+// targeted one reaches only its principal's.
+func Reaches(m *backplane.Message, principal string) bool {
+	return !m.Targeted || m.Principal == principal
+}
+
+// Notify hands notification m to the GET streams of the sessions on this
+// node that it reaches: a list_changed to all of them, a resources/updated
+// to those subscribed to its URI whose access (the session's
+// Session.Access) allowed says may read it.
+func (c *Sessions) Notify(m *backplane.Message, allowed func(access any) bool) {
+	if m.Method != mcp.NotificationResourceUpdated {
+		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
+		for _, s := range c.cfg.Sessions.All() {
+			if Reaches(m, s.Principal()) {
+				s.Notify(msg)
+			}
+		}
+		return
+	}
+	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: m.URI})
+	msg := jsonrpc.AppendRequest(nil, nil, mcp.NotificationResourceUpdated, p)
+	for _, s := range c.cfg.Sessions.All() {
+		if Reaches(m, s.Principal()) && c.Subscribed(s, m.URI) && allowed(s.Access()) {
+			s.Notify(msg)
+		}
+	}
+}
+
+// Refusal is the refusal of a request whose session Lookup or Touch
+// could not find: unknown, or the backplane failed.
+func Refusal(err error) *refusal.Error {
+	if errors.Is(err, backplane.ErrNotFound) {
+		return refusal.SessionNotFound
+	}
+	return refusal.StorageUnavailable
+}

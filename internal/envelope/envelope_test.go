@@ -1,0 +1,35 @@
+package envelope
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+)
+
+func TestRead(t *testing.T) {
+	tests := []struct {
+		name   string
+		params string
+		token  bool
+		want   Params
+	}{
+		{"none", ``, true, Params{}},
+		{"not an object", `[1]`, true, Params{}},
+		{"not decodable", `{"name":7}`, true, Params{}},
+		{"a tool call", `{"name":"echo","arguments":{"a":1}}`, true, Params{Name: "echo", Arguments: json.RawMessage(`{"a":1}`)}},
+		{"a read names its URI", `{"name":"n","uri":"a://b"}`, true, Params{Name: "a://b"}},
+		{"a page", `{"cursor":"c2"}`, true, Params{Cursor: "c2"}},
+		{"_meta not an object", `{"_meta":[]}`, true, Params{}},
+		{"a progress token", `{"_meta":{"progressToken":7}}`, true,
+			Params{Meta: json.RawMessage(`{"progressToken":7}`), ProgressToken: json.RawMessage(`7`)}},
+		{"a null token", `{"_meta":{"progressToken":null}}`, true, Params{Meta: json.RawMessage(`{"progressToken":null}`)}},
+		{"a token not read", `{"_meta":{"progressToken":7}}`, false, Params{Meta: json.RawMessage(`{"progressToken":7}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Read(json.RawMessage(tt.params), tt.token); !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("Read(%s) = %+v; want %+v", tt.params, got, tt.want)
+			}
+		})
+	}
+}
