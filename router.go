@@ -50,6 +50,8 @@ type Router struct {
 
 	warned  sync.Map // connect named these undeclared items; warned once
 	nwarned atomic.Int32
+
+	caps principalCaps // what each caller holds here (caps.go)
 }
 
 type config struct {
@@ -216,6 +218,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
+	r.caps = defaultCaps()
 	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
 		if o != nil {

@@ -161,11 +161,16 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		refusal.Write(w, m.ID, refusal.TooManySessions)
 		return
 	}
+	release, ok := r.caps.sessions.Take(c.holder())
+	if !ok {
+		refusal.Write(w, m.ID, refusal.SessionsPerCaller(r.caps.sessions.Limit()))
+		return
+	}
 	client, _ := json.Marshal(p.ClientInfo)
 	caps, _ := json.Marshal(p.Capabilities)
 	rec := &backplane.Session{ID: session.NewID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.grant.principal,
 		Client: client, Capabilities: caps, LogLevel: r.cfg.logLevel.Severity(), Created: time.Now()}
-	s, err := r.sessions.Create(rec)
+	s, err := r.sessions.Create(rec, release)
 	if err != nil {
 		r.report(req.Context(), err, nil)
 		refusal.Write(w, m.ID, refusal.StorageUnavailable)
@@ -199,8 +204,13 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	sess.SetAccess(c.grant)
+	release, ok := r.caps.streams.Take(c.holder())
+	if !ok {
+		refusal.Write(w, nil, refusal.StreamsPerCaller(r.caps.streams.Limit()))
+		return
+	}
 	last := req.Header.Get(headerLastEventID)
-	switch err := sess.Serve(w, req, last); err {
+	switch err := sess.Serve(w, req, last, release); err {
 	case session.ErrNoStream:
 		refusal.Write(w, nil, refusal.UnknownLastEventID(last))
 	case session.ErrConflict:
