@@ -110,7 +110,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	ob := sess.NewStream(requests)
+	ob := sess.NewStream(requests, batch)
 	gen := ob.AttachPOST(w)
 	sess.Enter()
 	defer sess.Leave()

@@ -130,7 +130,7 @@ func TestSharedFieldsReachTheBackplane(t *testing.T) {
 
 func TestStreams(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
-	o := s.NewStream(1)
+	o := s.NewStream(1, false)
 	if s.Stream(o.ID()) != o {
 		t.Fatal("a new stream is not found by id")
 	}
@@ -148,7 +148,7 @@ func TestStreams(t *testing.T) {
 
 func TestOrphanedStreamIsDropped(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
-	o := s.NewStream(1)
+	o := s.NewStream(1, false)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	rec := httptest.NewRecorder()
