@@ -46,7 +46,22 @@ func (r *Router) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
+// bodyPool recycles the buffers small bodies are read into.
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody is the largest body buffer put back in bodyPool: a pool
+// of buffers sized for the largest bodies would keep what one burst of
+// them took.
+const maxPooledBody = 64 << 10
+
+// putBody gives a body's buffer back once the body is parsed: the parsed
+// messages hold copies of what they keep, so a handler that waits long
+// (for a client's answer) pins no body, however large.
+func putBody(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledBody {
+		bodyPool.Put(buf)
+	}
+}
 
 func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	if !stream.IsMediaType(req.Header.Get("Content-Type"), "application/json") {
@@ -59,7 +74,6 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	}
 	buf := bodyPool.Get().(*bytes.Buffer)
 	buf.Reset()
-	defer bodyPool.Put(buf)
 	if _, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, r.cfg.maxBody)); err != nil {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
@@ -70,6 +84,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	msgs, batch, err := jsonrpc.Parse(buf.Bytes())
+	putBody(buf)
 	if err != nil {
 		refusal.Write(w, nil, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
@@ -98,6 +113,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		switch m.Kind() {
 		case jsonrpc.KindRequest:
 			requests++
+			m.Params = handlers.Compact(m.Params)
 		case jsonrpc.KindNotification:
 			sess.Notification(m)
 			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: c.grant.principal})
