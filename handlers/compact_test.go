@@ -1,8 +1,11 @@
 package handlers
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/specter-mcp/specter/mcp"
 )
 
 func TestCompact(t *testing.T) {
@@ -54,6 +57,13 @@ func TestCompactChangesNoReading(t *testing.T) {
 		before, after := CheckParams([]byte(params)), CheckParams(Compact([]byte(params)))
 		if (before == nil) != (after == nil) || before != nil && before.Message != after.Message {
 			t.Errorf("%s: CheckParams %v before, %v after", params, before, after)
+		}
+		var was, is mcp.CallToolParams
+		if err := decode([]byte(params), &was); err != nil {
+			t.Fatal(err)
+		}
+		if err := decode(Compact([]byte(params)), &is); err != nil || !reflect.DeepEqual(was, is) {
+			t.Errorf("%s decodes as %+v, compacted as %+v (%v)", params, was, is, err)
 		}
 	}
 }
