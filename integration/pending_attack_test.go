@@ -42,8 +42,11 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 	)
 	pad := 4<<20 - 1024 // the body stays under MaxBodyBytes
 	if raceEnabled {
-		pad = 1 << 20 // the race detector parses slowly
+		pad = 256 << 10 // the race detector parses slowly
 	}
+	// What the waiting handlers may keep: far below the bodies (the server
+	// kept 210 MB of 100 MiB of bodies, 19 MB of 6.25 MiB under -race).
+	const limit = 4 << 20
 	for _, tc := range []struct {
 		name string
 		body func(id int, padding string) string
@@ -110,9 +113,13 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 					res.Body.Close()
 				}()
 			}
-			start := time.Now()
-			eventually(t, "every handler waits for its answer", func() bool { return waiting.Load() == calls })
-			t.Logf("all waiting after %v", time.Since(start))
+			// Reading and parsing the bodies takes long on a loaded
+			// machine, the more so under -race.
+			for start := time.Now(); waiting.Load() != calls; time.Sleep(10 * time.Millisecond) {
+				if time.Since(start) > inputTimeout {
+					t.Fatalf("%d of %d handlers wait after %v", waiting.Load(), calls, time.Since(start))
+				}
+			}
 			wg.Wait()
 			bodies = nil
 			during := heapAlloc()
@@ -121,8 +128,8 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 			}
 			grown := int64(during) - int64(before)
 			t.Logf("%d handlers waiting on %d-byte bodies: heap grew by %d bytes", calls, len(tc.body(0, strings.Repeat("x", pad))), grown)
-			if limit := int64(calls * pad / 10); grown > limit {
-				t.Errorf("heap grew by %d bytes while %d handlers wait; want under %d (a tenth of the bodies)", grown, calls, limit)
+			if grown > limit {
+				t.Errorf("heap grew by %d bytes while %d handlers wait; want under %d", grown, calls, limit)
 			}
 
 			// Others still get sessions, even once the attacker holds
