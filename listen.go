@@ -67,6 +67,11 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
+	release, ok := r.caps.listeners.Take(c.holder())
+	if !ok {
+		refusal.Write(w, m.ID, refusal.ListenersPerCaller(r.caps.listeners.Limit()))
+		return
+	}
 	l := &listener{id: m.ID, filter: p.Notifications, grant: c.grant, ob: r.streams.New(stream.Options{Standalone: true})}
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
@@ -79,7 +84,7 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 	r.listen.add(l)
 	// The stream lives until the client leaves or the router shuts
 	// down; on a hijacked connection nothing waits here.
-	l.ob.Serve(w, req, 0, func() { r.listen.remove(l) })
+	l.ob.Serve(w, req, 0, func() { r.listen.remove(l); release() })
 	if r.closing.Load() || !l.ob.Attached() {
 		l.ob.Stop() // over, or Shutdown may have missed it
 	}

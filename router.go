@@ -52,6 +52,8 @@ type Router struct {
 	onTerminate func(string, *Session)
 
 	warned once.Keys // connect named these undeclared items; warned once
+
+	caps principalCaps // what each caller holds here (caps.go)
 }
 
 type config struct {
@@ -219,6 +221,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
+	r.caps = defaultCaps()
 	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
 		if o != nil {

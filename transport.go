@@ -47,7 +47,22 @@ func (r *Router) serveHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 }
 
+// bodyPool recycles the buffers small bodies are read into.
 var bodyPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBody is the largest body buffer put back in bodyPool: a pool
+// of buffers sized for the largest bodies would keep what one burst of
+// them took.
+const maxPooledBody = 64 << 10
+
+// putBody gives a body's buffer back once the body is parsed: the parsed
+// messages hold copies of what they keep, so a handler that waits long
+// (for a client's answer) pins no body, however large.
+func putBody(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledBody {
+		bodyPool.Put(buf)
+	}
+}
 
 func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	if !stream.IsMediaType(req.Header.Get("Content-Type"), "application/json") {
@@ -62,11 +77,12 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 	}
 	buf := bodyPool.Get().(*bytes.Buffer)
 	buf.Reset()
-	defer bodyPool.Put(buf)
 	if !r.readBody(w, req, buf) {
+		putBody(buf)
 		return
 	}
 	msgs, batch, err := jsonrpc.Parse(buf.Bytes())
+	putBody(buf)
 	if err != nil {
 		refusal.Write(w, nil, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
@@ -95,6 +111,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		switch m.Kind() {
 		case jsonrpc.KindRequest:
 			requests++
+			m.Params = handlers.Compact(m.Params)
 		case jsonrpc.KindNotification:
 			sess.Notification(m)
 			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: c.grant.principal})
@@ -107,7 +124,7 @@ func (r *Router) servePost(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	ob := sess.NewStream(requests)
+	ob := sess.NewStream(requests, batch)
 	gen := ob.AttachPOST(w)
 	sess.Enter()
 	defer sess.Leave()
@@ -162,11 +179,16 @@ func (r *Router) initialize(w http.ResponseWriter, req *http.Request, c *Context
 		refusal.Write(w, m.ID, refusal.TooManySessions)
 		return
 	}
+	release, ok := r.caps.sessions.Take(c.holder())
+	if !ok {
+		refusal.Write(w, m.ID, refusal.SessionsPerCaller(r.caps.sessions.Limit()))
+		return
+	}
 	client, _ := json.Marshal(p.ClientInfo)
 	caps, _ := json.Marshal(p.Capabilities)
 	rec := &backplane.Session{ID: session.NewID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: c.grant.principal,
 		Client: client, Capabilities: caps, LogLevel: r.cfg.logLevel.Severity(), Created: time.Now()}
-	s, err := r.sessions.Create(rec)
+	s, err := r.sessions.Create(rec, release)
 	if err != nil {
 		r.report(req.Context(), err, nil)
 		refusal.Write(w, m.ID, refusal.StorageUnavailable)
@@ -200,8 +222,13 @@ func (r *Router) serveGet(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	sess.SetAccess(c.grant)
+	release, ok := r.caps.streams.Take(c.holder())
+	if !ok {
+		refusal.Write(w, nil, refusal.StreamsPerCaller(r.caps.streams.Limit()))
+		return
+	}
 	last := req.Header.Get(headerLastEventID)
-	switch err := sess.Serve(w, req, last); err {
+	switch err := sess.Serve(w, req, last, release); err {
 	case session.ErrNoStream:
 		refusal.Write(w, nil, refusal.UnknownLastEventID(last))
 	case session.ErrConflict:

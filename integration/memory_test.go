@@ -83,7 +83,8 @@ func TestSessionMemory(t *testing.T) {
 	if testing.Short() || raceEnabled {
 		t.Skip("memory is measured without -race and -short (make test runs it separately)")
 	}
-	r := fixture.New(quiet, specter.KeepAlive(0))
+	// One client opens every session and stream: no per-caller caps.
+	r := fixture.New(quiet, specter.KeepAlive(0), specter.MaxSessionsPerPrincipal(0), specter.MaxStreamsPerPrincipal(0))
 	srv := httptest.NewServer(r.Handler())
 	defer srv.Close()
 	defer r.Shutdown(context.Background())
@@ -173,7 +174,7 @@ func TestAbandonedSessionsAreReclaimed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("creates 10,000 sessions")
 	}
-	r := fixture.New(quiet, specter.SessionTimeout(time.Second))
+	r := fixture.New(quiet, specter.SessionTimeout(time.Second), specter.MaxSessionsPerPrincipal(0))
 	srv := httptest.NewServer(r.Handler())
 	defer srv.Close()
 	defer r.Shutdown(context.Background())

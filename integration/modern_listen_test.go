@@ -447,7 +447,8 @@ func TestModernListenRefusals(t *testing.T) {
 // listener left, and the goroutine count back to where it was.
 func TestModernThousandListenStreams(t *testing.T) {
 	const streams, batch = 1000, 100
-	e := newEnv(t, nil)
+	// One client opens them all: no per-caller cap.
+	e := newEnv(t, fixture.New(quiet, specter.MaxListenersPerPrincipal(0)))
 	c := e.modern()
 	// Warm up the client and server so that their lazily started
 	// goroutines are in the baseline.

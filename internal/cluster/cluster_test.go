@@ -39,7 +39,7 @@ func node(t *testing.T, bp backplane.Backplane, local bool, ended *[]string) (*c
 
 func create(t *testing.T, tab *session.Table) *session.Session {
 	t.Helper()
-	s, err := tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion, Principal: "alice"})
+	s, err := tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion, Principal: "alice"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

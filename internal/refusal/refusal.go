@@ -147,6 +147,29 @@ func BodyTimeout(limit time.Duration) *Error {
 	return New(http.StatusRequestTimeout, jsonrpc.CodeInvalidRequest, "Request Timeout: the body did not arrive within %s", limit)
 }
 
+// Per-caller limits (Specter's MaxSessionsPerPrincipal and the like): a
+// caller holding as much as it may gets 429 until it lets something go.
+// -32000, as for TooManyRequests: the request is fine, the caller holds
+// too much.
+
+// SessionsPerCaller refuses an initialize from a caller that already
+// holds limit sessions on this server.
+func SessionsPerCaller(limit int) *Error {
+	return New(http.StatusTooManyRequests, -32000, "Too Many Requests: this caller already holds %d sessions on this server, the most allowed; end one (DELETE with its Mcp-Session-Id) before starting another", limit)
+}
+
+// StreamsPerCaller refuses a GET from a caller that already has limit
+// GET streams open on this server.
+func StreamsPerCaller(limit int) *Error {
+	return New(http.StatusTooManyRequests, -32000, "Too Many Requests: this caller already has %d GET streams open on this server, the most allowed; close one before opening another", limit)
+}
+
+// ListenersPerCaller refuses a subscriptions/listen from a caller that
+// already has limit listen streams open on this server.
+func ListenersPerCaller(limit int) *Error {
+	return New(http.StatusTooManyRequests, -32000, "Too Many Requests: this caller already has %d subscriptions/listen streams open on this server, the most allowed; close one before opening another", limit)
+}
+
 // UnknownTask refuses a tasks/* request for a task the caller does not
 // have (never created, expired, or another principal's).
 func UnknownTask(id string) *Error {

@@ -41,6 +41,9 @@ func TestRefusals(t *testing.T) {
 		{"InvalidParams", InvalidParams(errors.New("boom")), 400, jsonrpc.CodeInvalidParams, "Invalid params: " + jsonrpc.DescribeParams(errors.New("boom"))},
 		{"MethodNotFound", MethodNotFound("nope/x"), 404, jsonrpc.CodeMethodNotFound, "Method not found: nope/x"},
 		{"TooManyRequests", TooManyRequests(3), 429, -32000, "Too Many Requests: rate limit exceeded, retry after 3 s"},
+		{"SessionsPerCaller", SessionsPerCaller(100), 429, -32000, "Too Many Requests: this caller already holds 100 sessions on this server, the most allowed; end one (DELETE with its Mcp-Session-Id) before starting another"},
+		{"StreamsPerCaller", StreamsPerCaller(100), 429, -32000, "Too Many Requests: this caller already has 100 GET streams open on this server, the most allowed; close one before opening another"},
+		{"ListenersPerCaller", ListenersPerCaller(16), 429, -32000, "Too Many Requests: this caller already has 16 subscriptions/listen streams open on this server, the most allowed; close one before opening another"},
 		{"UnknownTask", UnknownTask("t1"), 400, jsonrpc.CodeInvalidParams, `Invalid params: unknown taskId "t1"`},
 		{"BadRequest", BadRequest(jsonrpc.Errorf(-32020, "Header mismatch: x")), 400, -32020, "Header mismatch: x"},
 	}

@@ -74,8 +74,10 @@ var (
 // Serve serves a GET: the stream lastEventID names (a POST answer or the
 // GET stream), resumed after it, from here or, when another node produces
 // it, by tailing its buffer; without lastEventID, the standalone GET
-// stream, unless a connection has it already.
-func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID string) error {
+// stream, unless a connection has it already. release runs once when the
+// connection ends (which may be after Serve returns, for a connection
+// the stream took over), or before Serve returns an error.
+func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID string, release func()) error {
 	var o *stream.Stream
 	after := uint64(0)
 	if lastEventID != "" {
@@ -85,23 +87,26 @@ func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID st
 		}
 		if o == nil && valid && s.t.cfg.Streams.Exists(req.Context(), s.id, id) {
 			s.Enter()
+			defer release()
 			defer s.Leave()
 			s.t.cfg.Streams.Tail(w, req, s.id, id, seq, s.ctx.Done())
 			return nil
 		}
 		if o == nil {
+			release()
 			return ErrNoStream
 		}
 		after = seq
 	} else {
 		o = s.GetStream()
 		if !o.Reserve() {
+			release()
 			return ErrConflict
 		}
 		after = o.Delivered()
 	}
 	s.Enter()
-	if o.Serve(w, req, after, s.Leave) {
+	if o.Serve(w, req, after, func() { s.Leave(); release() }) {
 		s.DropStream(o)
 	}
 	return nil

@@ -32,6 +32,7 @@ type Session struct {
 	principal string
 	ctx       context.Context
 	cancel    context.CancelFunc
+	release   func() // gives back the creator's share of its per-caller limit; nil when created elsewhere
 
 	lastActive atomic.Int64 // unix nanoseconds, of this node's last use
 	extended   atomic.Int64 // unix nanoseconds, of the use the shared record was last extended for
@@ -250,5 +251,8 @@ func (s *Session) Stop() bool {
 		o.Stop()
 	}
 	s.t.remove(s.id)
+	if s.release != nil {
+		s.release()
+	}
 	return true
 }

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -29,7 +30,7 @@ func newTable(t *testing.T, timeout time.Duration, expired func(*session.Session
 		WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
 	tab := session.NewTable(session.Config{Backplane: bp, Local: true, Streams: streams, Timeout: timeout,
 		Node: "n1", Log: zerolog.Nop(), Publish: func(*backplane.Message) {}, Expired: expired})
-	s, err := tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion, Principal: "alice"})
+	s, err := tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion, Principal: "alice"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +130,7 @@ func TestSharedFieldsReachTheBackplane(t *testing.T) {
 
 func TestStreams(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
-	o := s.NewStream(1)
+	o := s.NewStream(1, false)
 	if s.Stream(o.ID()) != o {
 		t.Fatal("a new stream is not found by id")
 	}
@@ -147,7 +148,7 @@ func TestStreams(t *testing.T) {
 
 func TestOrphanedStreamIsDropped(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
-	o := s.NewStream(1)
+	o := s.NewStream(1, false)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	rec := httptest.NewRecorder()
@@ -161,14 +162,79 @@ func TestOrphanedStreamIsDropped(t *testing.T) {
 func TestServeErrors(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
 	req := httptest.NewRequest(http.MethodGet, "/", nil)
-	if err := s.Serve(httptest.NewRecorder(), req, "nope_1"); err != session.ErrNoStream {
+	released := 0
+	release := func() { released++ }
+	if err := s.Serve(httptest.NewRecorder(), req, "nope_1", release); err != session.ErrNoStream {
 		t.Fatalf("unknown Last-Event-ID: %v", err)
 	}
 	if !s.GetStream().Reserve() {
 		t.Fatal("Reserve failed on a free GET stream")
 	}
-	if err := s.Serve(httptest.NewRecorder(), req, ""); err != session.ErrConflict {
+	if err := s.Serve(httptest.NewRecorder(), req, "", release); err != session.ErrConflict {
 		t.Fatalf("second GET stream: %v", err)
+	}
+	if released != 2 {
+		t.Fatalf("release ran %d times for 2 refused GETs", released)
+	}
+}
+
+// A GET stream's release runs once, when its connection ends.
+func TestServeReleasesWhenTheConnectionEnds(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
+	released := make(chan struct{}, 2)
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(httptest.NewRecorder(), req, "", func() { released <- struct{}{} }) }()
+	for !s.GetStreamAttached() {
+		time.Sleep(time.Millisecond)
+	}
+	select {
+	case <-released:
+		t.Fatal("released while the connection is open")
+	default:
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	<-released
+	if len(released) != 0 {
+		t.Fatal("released twice")
+	}
+}
+
+// downBackplane stores no session.
+type downBackplane struct{ backplane.Backplane }
+
+func (downBackplane) CreateSession(context.Context, *backplane.Session, time.Duration) error {
+	return errors.New("backplane down")
+}
+
+// What a session counted against its creator's limits is given back when
+// the session stops, or at once when it cannot be created.
+func TestCreateReleasesOnStop(t *testing.T) {
+	tab, _, bp := newTable(t, 0, nil)
+	released := 0
+	s, err := tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion}, func() { released++ })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if released != 0 {
+		t.Fatal("released a live session")
+	}
+	s.Stop()
+	s.Stop()
+	if released != 1 {
+		t.Fatalf("released %d times, want once", released)
+	}
+	down := session.NewTable(session.Config{Backplane: downBackplane{bp}, Local: true, Streams: stream.NewNode(stream.Config{Backplane: bp}),
+		Log: zerolog.Nop(), Publish: func(*backplane.Message) {}})
+	if _, err := down.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion}, func() { released++ }); err == nil {
+		t.Fatal("created a session on a backplane that is down")
+	}
+	if released != 2 {
+		t.Fatalf("a failed Create released %d times, want once", released-1)
 	}
 }
 

@@ -6,10 +6,10 @@ import (
 )
 
 // NewStream registers a new POST answer stream produced on this node,
-// awaiting answers to pending requests.
-func (s *Session) NewStream(pending int) *stream.Stream {
+// awaiting answers to pending requests, of a JSON-RPC batch or not.
+func (s *Session) NewStream(pending int, batch bool) *stream.Stream {
 	o := s.t.cfg.Streams.New(stream.Options{Session: s.id, ID: s.t.uniqueID("p"),
-		Priming: mcp.SupportsPriming(s.version), Pending: pending, Orphaned: s.DropStream})
+		Priming: mcp.SupportsPriming(s.version), Pending: pending, Batch: batch, Orphaned: s.DropStream})
 	s.mu.Lock()
 	if !s.ended {
 		if s.streams == nil {

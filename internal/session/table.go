@@ -47,14 +47,22 @@ func (t *Table) uniqueID(prefix string) string {
 }
 
 // Create stores a new session's record in the backplane, to expire after
-// the timeout without use, and holds the session here.
-func (t *Table) Create(rec *backplane.Session) (*Session, error) {
+// the timeout without use, and holds the session here. release, if not
+// nil, runs once when this node's side of the session ends (Stop), or
+// before Create returns an error: it gives back what the session counted
+// against its creator's limits.
+func (t *Table) Create(rec *backplane.Session, release func()) (*Session, error) {
 	ctx, cancel := t.cfg.Streams.Context()
 	defer cancel()
 	if err := t.cfg.Backplane.CreateSession(ctx, rec, t.cfg.Timeout); err != nil {
+		if release != nil {
+			release()
+		}
 		return nil, fmt.Errorf("create session: %w", err)
 	}
-	return t.Add(rec), nil
+	s := t.newSession(rec)
+	s.release = release
+	return t.hold(s), nil
 }
 
 // Get returns the session id, or nil if this node holds no state for it.
@@ -66,15 +74,24 @@ func (t *Table) Get(id string) *Session {
 
 // Add builds this node's side of a session from its shared record, unless
 // the node already holds the session, and returns the one held.
-func (t *Table) Add(rec *backplane.Session) *Session {
-	s := t.newSession(rec)
+func (t *Table) Add(rec *backplane.Session) *Session { return t.hold(t.newSession(rec)) }
+
+// hold adds s to the table unless a session of its id is held already,
+// and returns the one held; s, not held, gives back what it counted.
+func (t *Table) hold(s *Session) *Session {
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if old := t.m[s.id]; old != nil {
-		return old
+	old := t.m[s.id]
+	if old == nil {
+		t.m[s.id] = s
 	}
-	t.m[s.id] = s
-	return s
+	t.mu.Unlock()
+	if old == nil {
+		return s
+	}
+	if s.release != nil {
+		s.release()
+	}
+	return old
 }
 
 func (t *Table) remove(id string) {

@@ -56,6 +56,10 @@ type Options struct {
 	Standalone bool
 	// Pending is the number of requests a POST answer waits for.
 	Pending int
+	// Batch: the POST answers a JSON-RPC batch, each element with its own
+	// response, so one element's refusal sets no HTTP status for all (see
+	// SetStatus).
+	Batch bool
 	// Orphaned runs when the stream completes after its client left
 	// before the answer was decided: nobody can ask for it any more.
 	Orphaned func(*Stream)
@@ -108,8 +112,12 @@ func (s *Stream) ID() string { return s.opts.ID }
 func (s *Stream) Done() <-chan struct{} { return s.done }
 
 // SetStatus sets the HTTP status of a plain JSON answer (a refusal decided
-// before anything was streamed). Default 200.
+// before anything was streamed). Default 200. A batch's answer stays 200:
+// the other elements ran, and each element's response carries its error.
 func (s *Stream) SetStatus(code int) {
+	if s.opts.Batch {
+		return
+	}
 	s.mu.Lock()
 	s.status = code
 	s.mu.Unlock()

@@ -128,16 +128,35 @@ func TestPlainJSONAnswers(t *testing.T) {
 	}
 }
 
+// A single request's refusal sets the status; in a batch, whose other
+// elements ran, the answer stays 200 and keeps the header.
 func TestStatusAndHeadersOfAPlainAnswer(t *testing.T) {
-	s := newNode(t, 0, 1<<20).New(stream.Options{Pending: 1})
-	url := serve(t, post(s, false, func() {
-		s.SetStatus(http.StatusForbidden)
-		s.SetHeader("WWW-Authenticate", "Bearer")
-		s.Send([]byte(resp1), true)
-	}, nil))
-	res := get(t, t.Context(), url)
-	if res.StatusCode != http.StatusForbidden || res.Header.Get("WWW-Authenticate") != "Bearer" {
-		t.Fatalf("status %d, header %q", res.StatusCode, res.Header.Get("WWW-Authenticate"))
+	for _, tc := range []struct {
+		name   string
+		batch  bool
+		status int
+	}{
+		{"one request", false, http.StatusForbidden},
+		{"a batch", true, http.StatusOK},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pending := 1
+			if tc.batch {
+				pending = 2
+			}
+			s := newNode(t, 0, 1<<20).New(stream.Options{Pending: pending, Batch: tc.batch})
+			url := serve(t, post(s, tc.batch, func() {
+				s.SetStatus(http.StatusForbidden)
+				s.SetHeader("WWW-Authenticate", "Bearer")
+				for range pending {
+					s.Send([]byte(resp1), true)
+				}
+			}, nil))
+			res := get(t, t.Context(), url)
+			if res.StatusCode != tc.status || res.Header.Get("WWW-Authenticate") != "Bearer" {
+				t.Fatalf("status %d, header %q; want %d", res.StatusCode, res.Header.Get("WWW-Authenticate"), tc.status)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,80 @@
+package specter
+
+import (
+	"net"
+	"net/netip"
+
+	"github.com/specter-mcp/specter/internal/quota"
+)
+
+// Per-principal caps keep one caller from taking what every caller
+// shares: MaxSessions, connections, memory. A caller is its principal
+// (see Context.SetPrincipal, or the authentication middleware's caller);
+// an anonymous caller is its client IP address, an IPv6 address counting
+// for its /64 network, which one client usually controls whole. The
+// address is the connection's peer (http.Request.RemoteAddr) unless the
+// router is mounted on an Echo whose IPExtractor is set: behind a proxy,
+// set one, or every anonymous caller shares the proxy's address.
+//
+// The counts are per node: a deployment of n nodes lets a caller hold up
+// to n times each limit. A caller over a limit is refused with 429 Too
+// Many Requests and a JSON-RPC error saying which limit and how to free a
+// slot.
+
+// MaxSessionsPerPrincipal caps the sessions one caller holds on this node
+// (those it initialized here and that have not ended); the next
+// initialize answers 429. Default 100; 0 or less means no cap (only
+// MaxSessions applies).
+func MaxSessionsPerPrincipal(n int) RouterOption {
+	return routerOption(func(r *Router) { r.caps.sessions = quota.New(n) })
+}
+
+// MaxStreamsPerPrincipal caps the session-era GET streams one caller has
+// open on this node: standalone streams and resumed POST answers alike;
+// the next GET answers 429. Default 100, one per session the caller may
+// hold; 0 or less means no cap.
+func MaxStreamsPerPrincipal(n int) RouterOption {
+	return routerOption(func(r *Router) { r.caps.streams = quota.New(n) })
+}
+
+// MaxListenersPerPrincipal caps the subscriptions/listen streams
+// (2026-07-28) one caller has open on this node; the next one answers
+// 429. A client needs one, or a few with different filters. Default 16;
+// 0 or less means no cap.
+func MaxListenersPerPrincipal(n int) RouterOption {
+	return routerOption(func(r *Router) { r.caps.listeners = quota.New(n) })
+}
+
+// principalCaps counts what each caller holds on this node.
+type principalCaps struct {
+	sessions, streams, listeners *quota.Counter
+}
+
+func defaultCaps() principalCaps {
+	return principalCaps{sessions: quota.New(100), streams: quota.New(100), listeners: quota.New(16)}
+}
+
+// holder names who a request counts against: its principal, or, for an
+// anonymous caller, its client address. The prefixes keep a principal
+// named like an address apart from that address.
+func (c *Context) holder() string {
+	if c.grant.principal != "" {
+		return "principal:" + c.grant.principal
+	}
+	ip := ""
+	if c.echo != nil && c.echo.Echo().IPExtractor != nil {
+		ip = c.echo.RealIP()
+	} else if host, _, err := net.SplitHostPort(c.http.RemoteAddr); err == nil {
+		ip = host
+	} else {
+		ip = c.http.RemoteAddr
+	}
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "ip:" + ip
+	}
+	if a = a.Unmap().WithZone(""); a.Is6() {
+		return "ip:" + netip.PrefixFrom(a, 64).Masked().String()
+	}
+	return "ip:" + a.String()
+}
