@@ -7,6 +7,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 // strictRouter has a harmless tool and one that must not be reachable by
@@ -68,5 +69,35 @@ func TestEnvelopesThatParsersReadDifferentlyAreRefused(t *testing.T) {
 		if resp.Status != http.StatusBadRequest || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidRequest {
 			t.Fatalf("%s: %d %+v", body, resp.Status, resp.Error)
 		}
+	}
+}
+
+// TestMirroredHeaderCannotBeOutvotedByACaseVariant: intermediaries route on
+// Mcp-Param-Region, so the region the handler sees must be the one the
+// header claims, even when the body adds a key that struct binding would
+// once have matched case-insensitively.
+func TestMirroredHeaderCannotBeOutvotedByACaseVariant(t *testing.T) {
+	type Deploy struct {
+		Region string `json:"region" header:"Region" description:"Where to deploy"`
+	}
+	ran := make(chan string, 1)
+	r := specter.NewRouter("t", "1", quiet)
+	specter.Tool(r, "deploy", func(d Deploy, _ *specter.Request, _ *specter.Context) specter.Result {
+		ran <- d.Region
+		return specter.Reply("deployed to " + d.Region)
+	}, specter.Description("Deploys"))
+	e := newEnv(t, r)
+	c := e.modern()
+	req := c.Request("tools/call", map[string]any{"name": "deploy", "arguments": map[string]any{"region": "us-west", "REGION": "us-east"}})
+	req.Header.Set("Mcp-Param-Region", "us-west")
+	var res mcptest.ToolResult
+	complete(t, send(t, c, req), &res)
+	select {
+	case got := <-ran:
+		t.Fatalf("the handler ran with region %q", got)
+	default:
+	}
+	if !res.IsError || !strings.Contains(res.Content[0].Text, `"REGION"`) {
+		t.Fatalf("the model reads %+v", res)
 	}
 }
