@@ -1,11 +1,6 @@
 package specter
 
-import (
-	"net"
-	"net/netip"
-
-	"github.com/specter-mcp/specter/internal/quota"
-)
+import "github.com/specter-mcp/specter/internal/quota"
 
 // Per-principal caps keep one caller from taking what every caller
 // shares: MaxSessions, connections, memory. A caller is its principal
@@ -26,7 +21,7 @@ import (
 // initialize answers 429. Default 100; 0 or less means no cap (only
 // MaxSessions applies).
 func MaxSessionsPerPrincipal(n int) RouterOption {
-	return routerOption(func(r *Router) { r.caps.sessions = quota.New(n) })
+	return routerOption(func(r *Router) { r.caps.Sessions = quota.New(n) })
 }
 
 // MaxStreamsPerPrincipal caps the session-era GET streams one caller has
@@ -34,7 +29,7 @@ func MaxSessionsPerPrincipal(n int) RouterOption {
 // the next GET answers 429. Default 100, one per session the caller may
 // hold; 0 or less means no cap.
 func MaxStreamsPerPrincipal(n int) RouterOption {
-	return routerOption(func(r *Router) { r.caps.streams = quota.New(n) })
+	return routerOption(func(r *Router) { r.caps.Streams = quota.New(n) })
 }
 
 // MaxListenersPerPrincipal caps the subscriptions/listen streams
@@ -42,39 +37,5 @@ func MaxStreamsPerPrincipal(n int) RouterOption {
 // 429. A client needs one, or a few with different filters. Default 16;
 // 0 or less means no cap.
 func MaxListenersPerPrincipal(n int) RouterOption {
-	return routerOption(func(r *Router) { r.caps.listeners = quota.New(n) })
-}
-
-// principalCaps counts what each caller holds on this node.
-type principalCaps struct {
-	sessions, streams, listeners *quota.Counter
-}
-
-func defaultCaps() principalCaps {
-	return principalCaps{sessions: quota.New(100), streams: quota.New(100), listeners: quota.New(16)}
-}
-
-// holder names who a request counts against: its principal, or, for an
-// anonymous caller, its client address. The prefixes keep a principal
-// named like an address apart from that address.
-func (c *Context) holder() string {
-	if c.grant.principal != "" {
-		return "principal:" + c.grant.principal
-	}
-	ip := ""
-	if c.echo != nil && c.echo.Echo().IPExtractor != nil {
-		ip = c.echo.RealIP()
-	} else if host, _, err := net.SplitHostPort(c.http.RemoteAddr); err == nil {
-		ip = host
-	} else {
-		ip = c.http.RemoteAddr
-	}
-	a, err := netip.ParseAddr(ip)
-	if err != nil {
-		return "ip:" + ip
-	}
-	if a = a.Unmap().WithZone(""); a.Is6() {
-		return "ip:" + netip.PrefixFrom(a, 64).Masked().String()
-	}
-	return "ip:" + a.String()
+	return routerOption(func(r *Router) { r.caps.Listeners = quota.New(n) })
 }

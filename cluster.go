@@ -1,14 +1,8 @@
 package specter
 
 import (
-	"context"
-	"net/http"
-
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/cluster"
-	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
-	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // Backplane sets what the nodes of a deployment share: sessions, stream
@@ -44,21 +38,6 @@ const (
 	EndShutdown = "shutdown" // the router shut down
 	EndError    = "error"    // the session could not go on (its shared state was lost)
 )
-
-// lookup finds the session a request names (see cluster.Sessions.Lookup).
-func (r *Router) lookup(ctx context.Context, id string) (*session.Session, error) {
-	return r.cluster.Lookup(ctx, id)
-}
-
-// touch keeps a session alive for its owner's request.
-func (r *Router) touch(ctx context.Context, s *session.Session) error {
-	return r.cluster.Touch(ctx, s, EndTimeout)
-}
-
-// writeLookupError answers a request whose session could not be found.
-func writeLookupError(w http.ResponseWriter, id jsonrpc.ID, err error) {
-	refusal.Write(w, id, cluster.Refusal(err))
-}
 
 // endSession ends a session for every node; OnTerminate runs here once.
 func (r *Router) endSession(s *session.Session, reason string) error { return r.cluster.End(s, reason) }

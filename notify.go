@@ -76,13 +76,13 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 		return ok && g.allowsResource(d, m.URI)
 	}
 	r.cluster.Notify(m, func(a any) bool { g, _ := a.(*grant); return allowed(g) })
-	for _, l := range r.listen.all() {
+	for _, l := range r.t.Listeners.All() {
 		switch {
-		case !cluster.Reaches(m, l.grant.principal):
-		case !updated && l.wants(m.Method):
-			l.ob.Notice(l.notification(m.Method, nil))
-		case updated && l.subscribed(m.URI) && allowed(l.grant):
-			l.ob.Notice(l.notification(m.Method, map[string]any{"uri": m.URI}))
+		case !cluster.Reaches(m, l.Principal()):
+		case !updated && l.Wants(m.Method):
+			l.Notify(m.Method, nil)
+		case updated && l.Subscribed(m.URI) && allowed(l.Grant().(*grant)):
+			l.Notify(m.Method, map[string]any{"uri": m.URI})
 		}
 	}
 }

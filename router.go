@@ -19,6 +19,7 @@ import (
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
+	"github.com/specter-mcp/specter/internal/transport"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -42,8 +43,8 @@ type Router struct {
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
 	sealer   *seal.Sealer
-	listen   listeners  // 2026-07-28 subscriptions/listen streams
-	tasks    task.Table // tasks extension
+	t        *transport.Transport[*Context] // serves HTTP; holds the listen streams
+	tasks    task.Table                     // tasks extension
 
 	bp          backplane.Backplane
 	local       bool // the backplane lives in this process only
@@ -53,7 +54,7 @@ type Router struct {
 
 	warned once.Keys // connect named these undeclared items; warned once
 
-	caps principalCaps // what each caller holds here (caps.go)
+	caps transport.Caps // what each caller holds here (caps.go)
 }
 
 type config struct {
@@ -126,6 +127,27 @@ func BufferBytes(n int) RouterOption { return routerOption(func(r *Router) { r.c
 
 // MaxBodyBytes caps a request body; larger bodies get 413. Default 4 MiB.
 func MaxBodyBytes(n int64) RouterOption { return routerOption(func(r *Router) { r.cfg.maxBody = n }) }
+
+// DefaultBodyReadTimeout is the default of BodyReadTimeout.
+const DefaultBodyReadTimeout = 30 * time.Second
+
+// BodyReadTimeout bounds how long a POST's body may take to arrive, from
+// the moment the router starts reading it. A body that is not read in time
+// gets 408 Request Timeout with a JSON-RPC error and the connection is
+// closed, so a client that trickles its body cannot hold a connection and
+// a goroutine for long. The bound covers the body only: the answer,
+// however long it streams, is not cut. Default 30 seconds, enough for the
+// largest body MaxBodyBytes allows on a slow link; 0 sets no bound of the
+// router's own.
+//
+// It is a read deadline on the connection (http.ResponseController), which
+// every net/http server supports; with a ResponseWriter that cannot set
+// one, only the server's own timeouts apply. Set http.Server's
+// ReadHeaderTimeout for the headers, and not its ReadTimeout or
+// WriteTimeout, which would cut long-lived event streams.
+func BodyReadTimeout(d time.Duration) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.bodyTimeout = d })
+}
 
 // KeepAlive sets how often a quiet stream gets a comment so intermediaries
 // keep it open. Default 15 seconds; 0 disables.
@@ -221,7 +243,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
-	r.caps = defaultCaps()
+	r.caps = transport.DefaultCaps()
 	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
 		if o != nil {
@@ -233,7 +255,6 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		panic(err) // the system's random source failed
 	}
 	r.sealer = s
-	r.listen.m = map[*listener]struct{}{}
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}
@@ -256,7 +277,10 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		stop = func() {}
 	}
 	r.stopSub = stop
-	var h http.Handler = http.HandlerFunc(r.serveHTTP)
+	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
+		LogLevel: r.cfg.logLevel.Severity(), Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
+		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})
+	var h http.Handler = r.t
 	if !r.cfg.noGuard {
 		h = hostguard.New(r.cfg.guard)(h)
 	}
@@ -317,14 +341,15 @@ func (r *Router) Shutdown(ctx context.Context) error {
 		}
 	}
 	r.stopSub()
-	for _, l := range r.listen.all() {
-		l.ob.Stop()
-	}
+	r.t.Listeners.Stop()
 	for _, t := range r.tasks.All() {
 		t.Stop()
 	}
 	return err
 }
+
+// Listeners returns the number of open subscriptions/listen streams.
+func (r *Router) Listeners() int { return r.t.Listeners.Len() }
 
 // Sessions returns the number of sessions this node holds.
 func (r *Router) Sessions() int { return r.sessions.Len() }

@@ -1,4 +1,4 @@
-package specter
+package transport
 
 import (
 	"encoding/json"
@@ -13,49 +13,64 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// listener is one open subscriptions/listen stream (2026-07-28).
-type listener struct {
-	id     jsonrpc.ID
-	filter mcp.SubscriptionFilter
-	grant  *grant
-	ob     *stream.Stream
+// Listener is one open subscriptions/listen stream (2026-07-28).
+type Listener struct {
+	id        jsonrpc.ID
+	filter    mcp.SubscriptionFilter
+	principal string
+	grant     any
+	ob        *stream.Stream
 }
 
-// listeners is the set of open listen streams of a router.
-type listeners struct {
+// Principal is the listening caller's principal; "" if anonymous.
+func (l *Listener) Principal() string { return l.principal }
+
+// Grant is what the Host's Grant gave for the listening caller.
+func (l *Listener) Grant() any { return l.grant }
+
+// Listeners is the set of open listen streams of a transport.
+type Listeners struct {
 	mu sync.RWMutex
-	m  map[*listener]struct{}
+	m  map[*Listener]struct{}
 }
 
-func (ls *listeners) add(l *listener) {
+func (ls *Listeners) add(l *Listener) {
 	ls.mu.Lock()
 	ls.m[l] = struct{}{}
 	ls.mu.Unlock()
 }
 
-func (ls *listeners) remove(l *listener) {
+func (ls *Listeners) remove(l *Listener) {
 	ls.mu.Lock()
 	delete(ls.m, l)
 	ls.mu.Unlock()
 }
 
-func (ls *listeners) all() []*listener {
+// All returns the open listeners.
+func (ls *Listeners) All() []*Listener {
 	ls.mu.RLock()
 	defer ls.mu.RUnlock()
 	return slices.Collect(maps.Keys(ls.m))
 }
 
-// Listeners returns the number of open subscriptions/listen streams.
-func (r *Router) Listeners() int {
-	r.listen.mu.RLock()
-	defer r.listen.mu.RUnlock()
-	return len(r.listen.m)
+// Len returns the number of open listeners.
+func (ls *Listeners) Len() int {
+	ls.mu.RLock()
+	defer ls.mu.RUnlock()
+	return len(ls.m)
+}
+
+// Stop ends every open listen stream, at shutdown.
+func (ls *Listeners) Stop() {
+	for _, l := range ls.All() {
+		l.ob.Stop()
+	}
 }
 
 // serveListen answers subscriptions/listen with a stream that stays open:
 // an acknowledgement first, then the change notifications the client
 // asked for, each tagged with the subscription id (the request id).
-func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Context, m *jsonrpc.Message) {
+func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C, m *jsonrpc.Message) {
 	var p mcp.SubscriptionsListenParams
 	if len(m.Params) > 0 {
 		if err := json.Unmarshal(m.Params, &p); err != nil {
@@ -63,16 +78,17 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 			return
 		}
 	}
-	if r.closing.Load() {
+	if t.cfg.Closing.Load() {
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
-	release, ok := r.caps.listeners.Take(c.holder())
+	release, ok := t.cfg.Caps.Listeners.Take(t.host.Holder(c))
 	if !ok {
-		refusal.Write(w, m.ID, refusal.ListenersPerCaller(r.caps.listeners.Limit()))
+		refusal.Write(w, m.ID, refusal.ListenersPerCaller(t.cfg.Caps.Listeners.Limit()))
 		return
 	}
-	l := &listener{id: m.ID, filter: p.Notifications, grant: c.grant, ob: r.streams.New(stream.Options{Standalone: true})}
+	l := &Listener{id: m.ID, filter: p.Notifications, principal: t.host.Principal(c), grant: t.host.Grant(c),
+		ob: t.cfg.Streams.New(stream.Options{Standalone: true})}
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,
@@ -81,27 +97,28 @@ func (r *Router) serveListen(w http.ResponseWriter, req *http.Request, c *Contex
 	// registered before the client can see it: the stream keeps both for
 	// its connection, in order, until the connection attaches.
 	l.ob.Send(jsonrpc.AppendRequest(nil, nil, mcp.NotificationSubscriptionsAck, ack), false)
-	r.listen.add(l)
+	t.Listeners.add(l)
 	// The stream lives until the client leaves or the router shuts
 	// down; on a hijacked connection nothing waits here.
-	l.ob.Serve(w, req, 0, func() { r.listen.remove(l); release() })
-	if r.closing.Load() || !l.ob.Attached() {
+	l.ob.Serve(w, req, 0, func() { t.Listeners.remove(l); release() })
+	if t.cfg.Closing.Load() || !l.ob.Attached() {
 		l.ob.Stop() // over, or Shutdown may have missed it
 	}
 }
 
-// notification encodes a change notification for a listener: its params
-// carry the subscription id in _meta.
-func (l *listener) notification(method string, params map[string]any) []byte {
+// Notify sends the change notification method to l, its params
+// carrying the subscription id in _meta.
+func (l *Listener) Notify(method string, params map[string]any) {
 	p := map[string]any{"_meta": map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(l.id)}}
 	for k, v := range params {
 		p[k] = v
 	}
 	b, _ := json.Marshal(p)
-	return jsonrpc.AppendRequest(nil, nil, method, b)
+	l.ob.Notice(jsonrpc.AppendRequest(nil, nil, method, b))
 }
 
-func (l *listener) wants(method string) bool {
+// Wants reports whether l asked for the list-changed notification method.
+func (l *Listener) Wants(method string) bool {
 	switch method {
 	case mcp.NotificationToolsChanged:
 		return l.filter.ToolsListChanged
@@ -113,6 +130,7 @@ func (l *listener) wants(method string) bool {
 	return false
 }
 
-func (l *listener) subscribed(uri string) bool {
+// Subscribed reports whether l asked for updates of the resource uri.
+func (l *Listener) Subscribed(uri string) bool {
 	return slices.Contains(l.filter.ResourceSubscriptions, uri)
 }

@@ -1,0 +1,151 @@
+package specter
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/bearer"
+	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/internal/transport"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/principal"
+)
+
+// HTTP headers of the Streamable HTTP transport.
+const (
+	HeaderSessionID       = transport.HeaderSessionID
+	HeaderProtocolVersion = transport.HeaderProtocolVersion
+)
+
+// host is the router as the transport's Host: a connect result is a
+// *Context, and its grant what sessions and listeners keep.
+type host struct{ r *Router }
+
+func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (*Context, bool) {
+	return h.r.runConnect(w, req, id)
+}
+
+func (host) Principal(c *Context) string { return c.grant.principal }
+
+func (host) Holder(c *Context) string { return c.holder() }
+
+func (host) Grant(c *Context) any { return c.grant }
+
+func (h host) Dispatch(c *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
+	h.r.dispatch(c, sess, ob, m, call)
+}
+
+// Refuse answers m with e as its own outcome, with the connection's
+// caller and grants and m's own fields.
+func (h host) Refuse(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, e *jsonrpc.Error) {
+	c := *conn
+	c.req, c.sess = newRequest(m, sess, nil), sess
+	x := &exchange{r: h.r, c: &c, sess: sess, ob: ob, start: time.Now()}
+	x.respond(handlers.Failed(e), false)
+}
+
+// StartSession runs OnSessionStart; an error ends the session.
+func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResult, error) {
+	r := h.r
+	if r.onStart != nil {
+		if err := r.onStart(c, &Session{s: s}); err != nil {
+			r.report(c.ctx, fmt.Errorf("session start: %w", err), nil)
+			_ = r.endSession(s, EndError)
+			return nil, err
+		}
+	}
+	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
+}
+
+func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args json.RawMessage) *jsonrpc.Error {
+	return h.r.checkParamHeaders(hd, c.grant, tool, args)
+}
+
+func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
+	h.r.serveTaskMethod(w, c, m, call, p)
+}
+
+// holder names who a request counts against (transport.CallerKey): its
+// principal, or its client address, which the Echo's IPExtractor
+// decides when the router is mounted on an Echo that sets one.
+func (c *Context) holder() string {
+	ip := c.http.RemoteAddr
+	if c.echo != nil && c.echo.Echo().IPExtractor != nil {
+		ip = c.echo.RealIP()
+	} else if host, _, err := net.SplitHostPort(c.http.RemoteAddr); err == nil {
+		ip = host
+	}
+	return transport.CallerKey(c.grant.principal, ip)
+}
+
+// runConnect runs the connect function; on refusal it writes the answer.
+func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
+	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &grant{}}
+	if p, ok := principal.FromContext(req.Context()); ok {
+		// Authentication middleware ran before: its caller is the
+		// principal unless connect says otherwise.
+		c.grant.principal, c.grant.caller = p.ID, p
+	}
+	if r.connect != nil {
+		err := func() (err error) {
+			defer func() {
+				if v := recover(); v != nil {
+					err = panicError(v)
+				}
+			}()
+			return r.connect(c)
+		}()
+		if err != nil {
+			r.refuse(w, req, id, err)
+			return nil, false
+		}
+	}
+	c.shared = true
+	return c, true
+}
+
+func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, err error) {
+	var he *HTTPError
+	if !errors.As(err, &he) {
+		r.report(req.Context(), fmt.Errorf("connect: %w", err), nil)
+		refusal.Write(w, id, refusal.Internal)
+		return
+	}
+	switch he.Status {
+	case http.StatusUnauthorized:
+		// RFC 6750 §3.1: a request without credentials gets no error code.
+		code := ""
+		if req.Header.Get("Authorization") != "" {
+			code = bearer.CodeInvalidToken
+		}
+		w.Header().Set("WWW-Authenticate", r.challenge(req, code, he.Scope))
+	case http.StatusForbidden:
+		if he.Scope != "" {
+			w.Header().Set("WWW-Authenticate", r.challenge(req, bearer.CodeInsufficientScope, he.Scope))
+		}
+	}
+	refusal.Write(w, id, refusal.Status(he.Status, he.Message))
+}
+
+// challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728)
+// naming the metadata URL auth.JWT put in req's context, or else the one
+// of the ResourceMetadata option.
+func (r *Router) challenge(req *http.Request, code, scope string) string {
+	url := bearer.ResourceMetadata(req.Context())
+	if url == "" {
+		url = r.cfg.resourceMeta
+	}
+	return bearer.Challenge(url, strings.Fields(scope), code)
+}

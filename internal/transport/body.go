@@ -1,0 +1,42 @@
+package transport
+
+import (
+	"bytes"
+	"errors"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/specter-mcp/specter/internal/refusal"
+)
+
+// readBody reads req's body into buf within MaxBody and BodyTimeout.
+// When it cannot, it answers the request (413, 408 or 400), without
+// waiting for the rest of the body, and returns false.
+func (t *Transport[C]) readBody(w http.ResponseWriter, req *http.Request, buf *bytes.Buffer) bool {
+	rc := http.NewResponseController(w)
+	if t.cfg.BodyTimeout > 0 {
+		_ = rc.SetReadDeadline(time.Now().Add(t.cfg.BodyTimeout))
+	}
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, t.cfg.MaxBody))
+	if err == nil {
+		if t.cfg.BodyTimeout > 0 {
+			// The answer may stream for hours on this connection.
+			// (net/http's HTTP/1 server clears the deadline itself once
+			// the body ends; other servers need not.)
+			_ = rc.SetReadDeadline(time.Time{})
+		}
+		return true
+	}
+	refused := refusal.UnreadableBody
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		refused = refusal.BodyTooLarge(t.cfg.MaxBody)
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		refused = refusal.BodyTimeout(t.cfg.BodyTimeout)
+	}
+	refusal.AbandonBody(w, req)
+	refusal.Write(w, nil, refused)
+	return false
+}

@@ -1,0 +1,36 @@
+package transport
+
+import (
+	"net/netip"
+
+	"github.com/specter-mcp/specter/internal/quota"
+)
+
+// Caps counts what each caller holds on this node: sessions, GET streams
+// and subscriptions/listen streams.
+type Caps struct {
+	Sessions, Streams, Listeners *quota.Counter
+}
+
+// DefaultCaps are 100 sessions, 100 streams and 16 listeners a caller.
+func DefaultCaps() Caps {
+	return Caps{Sessions: quota.New(100), Streams: quota.New(100), Listeners: quota.New(16)}
+}
+
+// CallerKey names who a request counts against: its principal, or, for
+// an anonymous caller, its client address ip, an IPv6 address counting
+// for its /64 network. The prefixes keep a principal named like an
+// address apart from that address.
+func CallerKey(principal, ip string) string {
+	if principal != "" {
+		return "principal:" + principal
+	}
+	a, err := netip.ParseAddr(ip)
+	if err != nil {
+		return "ip:" + ip
+	}
+	if a = a.Unmap().WithZone(""); a.Is6() {
+		return "ip:" + netip.PrefixFrom(a, 64).Masked().String()
+	}
+	return "ip:" + a.String()
+}

@@ -1,0 +1,68 @@
+package transport
+
+import (
+	"net/http"
+
+	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// serveModern serves a 2026-07-28 POST: validation in the order the
+// revision prescribes, then connect, then dispatch on the request's own
+// response stream.
+func (t *Transport[C]) serveModern(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message, batch bool) {
+	if batch {
+		refusal.Write(w, nil, refusal.ModernBatch)
+		return
+	}
+	m := msgs[0]
+	switch m.Kind() {
+	case jsonrpc.KindNotification:
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case jsonrpc.KindResponse, jsonrpc.KindErrorResponse:
+		refusal.Write(w, nil, refusal.ModernResponse)
+		return
+	}
+	if e := handlers.CheckParams(m.Params); e != nil {
+		refusal.Write(w, m.ID, refusal.BadRequest(e))
+		return
+	}
+	p, call, refused := modern.Read(req.Header, m)
+	if refused != nil {
+		refusal.Write(w, m.ID, refused)
+		return
+	}
+	c, ok := t.host.Connect(w, req, m.ID)
+	if !ok {
+		return
+	}
+	if m.Method == mcp.MethodToolsCall {
+		if jerr := t.host.CheckParamHeaders(req.Header, c, p.Name, p.Arguments); jerr != nil {
+			refusal.Write(w, m.ID, refusal.BadRequest(jerr))
+			return
+		}
+	}
+	if m.Method == mcp.MethodSubscriptionsListen {
+		t.serveListen(w, req, c, m)
+		return
+	}
+	if modern.TaskMethod(m.Method) {
+		t.host.ServeTask(w, c, m, call, p)
+		return
+	}
+	if _, found := handlers.LookupModern(m.Method); !found {
+		refusal.Write(w, m.ID, refusal.MethodNotFound(m.Method))
+		return
+	}
+	ob := t.cfg.Streams.New(stream.Options{Pending: 1})
+	gen := ob.AttachPOST(w)
+	t.host.Dispatch(c, nil, ob, m, call)
+	if ob.Await(w, req, gen, false) {
+		ob.Drop()
+	}
+}
