@@ -67,29 +67,30 @@ type Options struct {
 
 // Stream is one response stream. Its methods are safe for concurrent use.
 type Stream struct {
-	n        *Node
-	opts     Options
-	ids      bool        // events carry ids and are kept for resumption (session era)
-	status   int         // HTTP status of a plain JSON answer; 0 means 200
-	headers  http.Header // headers of a plain JSON answer
-	done     chan struct{}
-	kick     chan struct{} // asks the attached connection to let go (CloseConn, replaced, failed)
-	mu       sync.Mutex
-	events   []event // messages of an undecided answer, not yet persisted
-	seq      uint64
-	buffered bool          // the backplane holds a buffer for this stream
-	reserved bool          // a connection is about to attach (Reserve)
-	timeout  time.Duration // write timeout of the message being appended
+	n       *Node
+	opts    Options
+	status  int         // HTTP status of a plain JSON answer; 0 means 200
+	headers http.Header // headers of a plain JSON answer
+	done    chan struct{}
+	kick    chan struct{} // asks the attached connection to let go (CloseConn, replaced, failed)
+	mu      sync.Mutex
+	events  []event // messages of an undecided answer, not yet persisted
+	seq     uint64
+	timeout time.Duration       // write timeout of the message being appended
+	rw      http.ResponseWriter // attached connection, before it is an event stream
+	w       *sse.Writer         // attached connection, as an event stream
+	attach  uint64              // increments on every attach, so an old connection knows it was replaced
+	release func()              // runs once when a hijacked connection ends
+	pending int                 // requests still to be answered
+	sent    uint64              // last seq written to a connection
+	timer   *time.Timer         // keep-alive
+	// The flags last, together, so that the struct carries no padding.
 	mode     mode
-	rw       http.ResponseWriter // attached connection, before it is an event stream
-	w        *sse.Writer         // attached connection, as an event stream
-	attach   uint64              // increments on every attach, so an old connection knows it was replaced
-	release  func()              // runs once when a hijacked connection ends
-	pending  int                 // requests still to be answered
-	sent     uint64              // last seq written to a connection
-	orphan   bool                // the POST connection left before the answer was decided
+	ids      bool // events carry ids and are kept for resumption (session era)
+	buffered bool // the backplane holds a buffer for this stream
+	reserved bool // a connection is about to attach (Reserve)
+	orphan   bool // the POST connection left before the answer was decided
 	complete bool
-	timer    *time.Timer // keep-alive
 }
 
 // New returns a stream of this node.
