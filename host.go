@@ -92,14 +92,9 @@ func (c *Context) holder() string {
 // runConnect runs the connect function; on refusal it writes the answer.
 func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
-	// The Context and its grant live as long as the HTTP request: one
-	// allocation.
-	cg := &struct {
-		c Context
-		g grant
-	}{}
-	c = &cg.c
-	*c = Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &cg.g}
+	// The grant is its own allocation: sessions and listeners keep it long
+	// after the request, and must not keep the request with it.
+	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &grant{}}
 	if p, ok := principal.FromContext(req.Context()); ok {
 		// Authentication middleware ran before: its caller is the
 		// principal unless connect says otherwise.
