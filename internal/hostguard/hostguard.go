@@ -101,6 +101,11 @@ func loopbackBind(r *http.Request) bool {
 	if !ok {
 		return true
 	}
+	if tcp, ok := addr.(*net.TCPAddr); ok {
+		// The common case, without formatting and parsing the address on
+		// every request.
+		return tcp.IP.IsLoopback()
+	}
 	host, _, err := net.SplitHostPort(addr.String())
 	if err != nil {
 		return true
