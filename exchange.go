@@ -164,9 +164,6 @@ func (r *Router) report(ctx context.Context, err error, req *Request) {
 	}
 }
 
-// panicError is the error of a recovered panic, with its stack.
-func panicError(v any) error { return guard.Recovered(v) }
-
 // safely runs user code, turning a panic into an error Result so that a
 // handler can never take the server down.
 func safely(f func() Result) (res Result) {

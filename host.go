@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/bearer"
+	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
@@ -101,14 +102,10 @@ func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc
 		c.grant.principal, c.grant.caller = p.ID, p
 	}
 	if r.connect != nil {
-		err := func() (err error) {
-			defer func() {
-				if v := recover(); v != nil {
-					err = panicError(v)
-				}
-			}()
-			return r.connect(c)
-		}()
+		var err error
+		if perr := guard.Run(func() { err = r.connect(c) }); perr != nil {
+			err = perr
+		}
 		if err != nil {
 			r.refuse(w, req, id, err)
 			return nil, false
