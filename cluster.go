@@ -33,10 +33,10 @@ func OnTerminate(f func(reason string, s *Session)) RouterOption {
 
 // Why a session ended, as OnTerminate is told.
 const (
-	EndClient   = "client"   // the client sent DELETE
-	EndTimeout  = "timeout"  // idle longer than the session timeout
-	EndShutdown = "shutdown" // the router shut down
-	EndError    = "error"    // the session could not go on (its shared state was lost)
+	EndClient   = session.EndClient   // the client sent DELETE
+	EndTimeout  = session.EndTimeout  // idle longer than the session timeout
+	EndShutdown = session.EndShutdown // the router shut down
+	EndError    = session.EndError    // the session could not go on (its shared state was lost)
 )
 
 // endSession ends a session for every node; OnTerminate runs here once.

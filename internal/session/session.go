@@ -21,6 +21,15 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
+// Why a session ended: the root exports these as EndClient, EndTimeout,
+// EndShutdown and EndError.
+const (
+	EndClient   = "client"   // the client sent DELETE
+	EndTimeout  = "timeout"  // idle longer than the session timeout
+	EndShutdown = "shutdown" // the router shut down
+	EndError    = "error"    // the session could not go on (its shared state was lost)
+)
+
 // Session is a session as this node holds it. Its methods are safe for
 // concurrent use.
 type Session struct {

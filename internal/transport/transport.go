@@ -34,13 +34,6 @@ const (
 	headerLastEventID     = "Last-Event-ID"
 )
 
-// Why the transport ends a session, as the root's EndClient and
-// EndTimeout name it.
-const (
-	endClient  = "client"
-	endTimeout = "timeout"
-)
-
 // Host is what serves the requests the transport reads: the root's
 // router, with C the result of its connect step.
 type Host[C any] interface {
@@ -313,7 +306,7 @@ func (t *Transport[C]) serveDelete(w http.ResponseWriter, req *http.Request) {
 	if !ok {
 		return
 	}
-	if err := t.cfg.Cluster.End(sess, endClient); err != nil {
+	if err := t.cfg.Cluster.End(sess, session.EndClient); err != nil {
 		refusal.Write(w, nil, refusal.StorageUnavailable)
 		return
 	}
@@ -350,7 +343,7 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, id j
 	if sess != nil {
 		err := backplane.ErrNotFound
 		if sess.Principal() == t.host.Principal(c) {
-			err = t.cfg.Cluster.Touch(req.Context(), sess, endTimeout)
+			err = t.cfg.Cluster.Touch(req.Context(), sess, session.EndTimeout)
 		}
 		if err != nil {
 			refusal.Write(w, id, cluster.Refusal(err))
