@@ -57,6 +57,15 @@ type Backplane interface {
 	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
 	Release(ctx context.Context, key string) error
 
+	// PutTask stores a task's record until t.Expires, unless the record
+	// stored under its id is final: a task that ended stays as it ended,
+	// whichever node writes last. It reports whether it stored t.
+	PutTask(ctx context.Context, t *Task) (bool, error)
+	// LoadTask returns a task's record, or ErrNotFound once it expired.
+	LoadTask(ctx context.Context, id string) (*Task, error)
+	// ListTasks returns the live tasks of owner, in the order they expire.
+	ListTasks(ctx context.Context, owner string) ([]*Task, error)
+
 	// Publish sends a message to every node, this one included.
 	Publish(ctx context.Context, m *Message) error
 	// Subscribe calls handle for every published message until stop is
@@ -125,6 +134,16 @@ type Event struct {
 	Last bool `json:"l,omitempty"`
 }
 
+// Task is a task (MCP tasks) as the nodes share it: who may see it, when
+// it goes, and the router's state of it in Data.
+type Task struct {
+	ID      string          `json:"id"`
+	Owner   string          `json:"owner"`
+	Final   bool            `json:"final,omitempty"` // it ended: nothing replaces it
+	Expires time.Time       `json:"expires"`
+	Data    json.RawMessage `json:"data"`
+}
+
 // Message kinds.
 const (
 	KindNotify = "notify" // a change notification for listening clients
@@ -132,6 +151,8 @@ const (
 	KindCancel = "cancel" // notifications/cancelled for an in-flight request
 	KindWake   = "wake"   // a stream has new events
 	KindEnd    = "end"    // a session ended
+	KindTask   = "task"   // for the node running task Stream: Method tasks/cancel, or tasks/update with Data
+	KindTopic  = "topic"  // an application event on topic URI, with Data
 )
 
 // Message travels between nodes.
