@@ -44,11 +44,14 @@ func (r *Router) endSession(s *session.Session, reason string) error { return r.
 
 // onMessage handles what other nodes (and this one) publish.
 func (r *Router) onMessage(m *backplane.Message) {
-	if m.Kind == backplane.KindNotify {
+	switch m.Kind {
+	case backplane.KindNotify:
 		r.deliverNotify(m)
-		return
+	case backplane.KindTask:
+		r.tasks.Receive(m)
+	default:
+		r.sessions.Receive(m)
 	}
-	r.sessions.Receive(m)
 }
 
 // publish sends a message to every node, logging a backplane failure.

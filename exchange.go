@@ -181,11 +181,11 @@ func (x *exchange) invoke(d *declaration, args json.RawMessage) Result {
 // run invokes d and shapes its result, starting NoReply's work.
 func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Outcome {
 	res := x.invoke(d, args)
+	if d.tasks != TaskNone && x.tasksDeclared() && (res.kind == resultNoReply || x.sess != nil) {
+		return x.startTask(d, res) // in a session, a task-augmented call always answers with a task
+	}
 	if res.kind != resultNoReply {
 		return x.finish(d, res)
-	}
-	if d.tasks != TaskNone && x.tasksDeclared() {
-		return x.startTask(d, res.work)
 	}
 	x.r.work.Add(1)
 	go func() {
@@ -296,8 +296,8 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome 
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	if d.tasks == TaskRequired && !x.tasksDeclared() {
-		return handlers.Failed(missingTasks())
+	if e := x.taskRefusal(d); e != nil {
+		return handlers.Failed(e)
 	}
 	return x.run(d, args)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,7 +67,11 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 			return nil, err
 		}
 	}
-	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
+	caps := r.capabilities()
+	if s.Version() >= mcp.Version20251125 && slices.ContainsFunc(r.catalog.Load().Tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
+		caps.Tasks = json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
+	}
+	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
 }
 
 func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args json.RawMessage) *jsonrpc.Error {

@@ -29,7 +29,8 @@ type Request struct {
 	ClientCapabilities mcp.ClientCapabilities
 
 	cursor string
-	modern *modern.Call // 2026-07-28 requests only
+	modern *modern.Call     // 2026-07-28 requests only
+	task   json.RawMessage // the task member of a task-augmented request in a session
 }
 
 // Modern reports whether the request was made on the stateless 2026-07-28
@@ -69,7 +70,7 @@ func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Requ
 		}
 	}
 	env := envelope.Read(m.Params, call == nil)
-	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken
+	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken, r.task = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken, env.Task
 	if call != nil && env.Meta != nil {
 		r.ProgressToken = envelope.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
 	}

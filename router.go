@@ -44,7 +44,7 @@ type Router struct {
 	handler  http.Handler
 	sealer   *seal.Sealer
 	t        *transport.Transport[*Context] // serves HTTP; holds the listen streams
-	tasks    task.Table                     // tasks extension
+	tasks    *task.Table                    // tasks of both wires, shared through the backplane
 
 	bp          backplane.Backplane
 	local       bool // the backplane lives in this process only
@@ -269,6 +269,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 				r.onTerminate(reason, &Session{s: s})
 			}
 		}})
+	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
 	stop, err := r.bp.Subscribe(r.onMessage)
 	if err != nil {
 		// Notifications and answers will not cross nodes until this

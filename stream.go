@@ -209,6 +209,14 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
+	if s.task != nil { // a task's question says which task asks, and the task waits meanwhile
+		meta := fmt.Appendf(nil, `{"_meta":{%q:{"taskId":%q}}`, mcp.MetaRelatedTask, s.task.ID)
+		if len(p) > 2 {
+			meta = append(meta, ',')
+		}
+		p = append(meta, p[1:]...)
+		defer s.task.Waiting()()
+	}
 	id, ch := s.sess.Await()
 	s.ob.Send(jsonrpc.AppendRequest(nil, id, method, p), false)
 	timeout := time.NewTimer(s.timeout)

@@ -12,6 +12,7 @@ type Params struct {
 	Arguments     json.RawMessage // as sent
 	Meta          json.RawMessage // a JSON object, or nil
 	ProgressToken json.RawMessage // _meta.progressToken as sent, or nil
+	Task          json.RawMessage // a task-augmented request's task (2025-11-25), or nil
 }
 
 type members struct {
@@ -20,6 +21,7 @@ type members struct {
 	Cursor    string          `json:"cursor"`
 	Arguments json.RawMessage `json:"arguments"`
 	Meta      json.RawMessage `json:"_meta"`
+	Task      json.RawMessage `json:"task"`
 }
 
 // Read reads params; params that are no JSON object, or do not decode,
@@ -30,7 +32,7 @@ func Read(params json.RawMessage, token bool) Params {
 	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &m) != nil {
 		return Params{}
 	}
-	p := Params{Name: m.Name, Cursor: m.Cursor, Arguments: m.Arguments}
+	p := Params{Name: m.Name, Cursor: m.Cursor, Arguments: m.Arguments, Task: Token(m.Task)}
 	if m.URI != "" {
 		p.Name = m.URI
 	}
