@@ -49,6 +49,10 @@ func (r *Router) onMessage(m *backplane.Message) {
 		r.deliverNotify(m)
 	case backplane.KindTask:
 		r.tasks.Receive(m)
+	case backplane.KindTopic:
+		if r.onEvent != nil {
+			r.deliverEvent(m)
+		}
 	default:
 		r.sessions.Receive(m)
 	}

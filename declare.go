@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/modern"
@@ -43,6 +44,7 @@ type declaration struct {
 	list         Handler
 	cache        *cacheHint
 	tasks        TaskSupport
+	timeLimit    time.Duration // of NoReply's work; 0: none
 	scopes       []string
 	policy       func(*principal.Principal) bool
 	headers      []modern.ParamHeader // params mirrored into Mcp-Param-* headers

@@ -175,7 +175,7 @@ func safely(f func() Result) (res Result) {
 
 // invoke runs a declaration's handler.
 func (x *exchange) invoke(d *declaration, args json.RawMessage) Result {
-	return safely(func() Result { return d.call(args, x.c.req, x.c) })
+	return d.limit(safely(func() Result { return d.call(args, x.c.req, x.c) }))
 }
 
 // run invokes d and shapes its result, starting NoReply's work.
@@ -188,9 +188,11 @@ func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Outcome {
 		return x.finish(d, res)
 	}
 	x.r.work.Add(1)
+	dropped := x.r.watchDrop(x.c)
 	go func() {
 		defer x.r.work.Done()
 		res := safely(func() Result { return res.work(x.c.stream) })
+		dropped()
 		if res.kind == resultNoReply {
 			res = Error(fmt.Errorf("%s %q: the work of NoReply returned NoReply; it must return the final reply", d.kind, d.name))
 		}
@@ -391,6 +393,9 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)
 		}
+	}
+	if err := x.subscribeHook(uri, on); err != nil {
+		return err
 	}
 	if err := x.sess.Subscribe(uri, on); err != nil {
 		return x.internal(fmt.Errorf("resources/subscribe: %w", err))

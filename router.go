@@ -2,6 +2,7 @@ package specter
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"sync"
@@ -51,6 +52,10 @@ type Router struct {
 	stopSub     func()
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
+	onEvent     func(*Session, string, json.RawMessage)
+	onSubscribe func(*Context, string) error
+	onUnsub     func(*Session, string)
+	onDrop      func(*Context)
 
 	warned once.Keys // connect named these undeclared items; warned once
 
@@ -262,9 +267,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
-		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session) { r.cluster.Finish(s, EndTimeout) }})
+		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
 	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
 		Ended: func(s *session.Session, reason string) {
+			for _, uri := range s.Subscriptions() {
+				if r.onUnsub != nil {
+					r.onUnsub(&Session{s: s}, uri)
+				}
+			}
 			if r.onTerminate != nil {
 				r.onTerminate(reason, &Session{s: s})
 			}

@@ -34,7 +34,7 @@ type Backplane interface {
 	// TouchSession extends a session's life by ttl from now.
 	TouchSession(ctx context.Context, id string, ttl time.Duration) error
 	// SetField sets one field of a session: FieldLogLevel,
-	// FieldSubscriptions, or a data key (DataField(key)).
+	// FieldSubscriptions, FieldTopics, or a data key (DataField(key)).
 	SetField(ctx context.Context, id, field string, value json.RawMessage) error
 	// DeleteSession removes a session with its event buffers. It reports
 	// whether the session existed, so exactly one caller ends it.
@@ -112,6 +112,7 @@ type Session struct {
 	Capabilities  json.RawMessage            `json:"capabilities,omitempty"`
 	LogLevel      int                        `json:"logLevel"`
 	Subscriptions []string                   `json:"subscriptions,omitempty"`
+	Topics        []string                   `json:"topics,omitempty"` // application topics (router Publish)
 	Data          map[string]json.RawMessage `json:"data,omitempty"`
 	Created       time.Time                  `json:"created"`
 }
@@ -120,6 +121,7 @@ type Session struct {
 const (
 	FieldLogLevel      = "logLevel"      // a JSON number
 	FieldSubscriptions = "subscriptions" // a JSON array of URIs
+	FieldTopics        = "topics"        // a JSON array of application topics
 	dataPrefix         = "data:"
 )
 

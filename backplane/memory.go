@@ -104,6 +104,7 @@ func (m *Memory) LoadSession(_ context.Context, id string) (*Session, error) {
 	c := ms.s
 	c.Data = copyData(ms.s.Data)
 	c.Subscriptions = append([]string(nil), ms.s.Subscriptions...)
+	c.Topics = append([]string(nil), ms.s.Topics...)
 	return &c, nil
 }
 
@@ -137,6 +138,8 @@ func applyField(s *Session, field string, value json.RawMessage) error {
 		return json.Unmarshal(value, &s.LogLevel)
 	case field == FieldSubscriptions:
 		return json.Unmarshal(value, &s.Subscriptions)
+	case field == FieldTopics:
+		return json.Unmarshal(value, &s.Topics)
 	case strings.HasPrefix(field, dataPrefix):
 		if s.Data == nil {
 			s.Data = map[string]json.RawMessage{}

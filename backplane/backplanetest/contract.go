@@ -37,9 +37,10 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 		}
 		must(t, b.SetField(ctx, "s1", backplane.FieldLogLevel, json.RawMessage(`4`)))
 		must(t, b.SetField(ctx, "s1", backplane.FieldSubscriptions, json.RawMessage(`["a://x"]`)))
+		must(t, b.SetField(ctx, "s1", backplane.FieldTopics, json.RawMessage(`["orders","prices"]`)))
 		must(t, b.SetField(ctx, "s1", backplane.DataField("cart"), json.RawMessage(`{"items":2}`)))
 		got, _ = a.LoadSession(ctx, "s1")
-		if got.LogLevel != 4 || len(got.Subscriptions) != 1 || string(got.Data["cart"]) != `{"items":2}` {
+		if got.LogLevel != 4 || len(got.Subscriptions) != 1 || len(got.Topics) != 2 || got.Topics[1] != "prices" || string(got.Data["cart"]) != `{"items":2}` {
 			t.Fatalf("fields: %+v", got)
 		}
 		if err := a.SetField(ctx, "nope", backplane.FieldLogLevel, json.RawMessage(`1`)); !errors.Is(err, backplane.ErrNotFound) {

@@ -55,7 +55,7 @@ func (c *Sessions) Lookup(ctx context.Context, id string) (*session.Session, err
 	rec, err := c.cfg.Backplane.LoadSession(ctx, id)
 	if err != nil {
 		if s := c.cfg.Sessions.Get(id); s != nil && errors.Is(err, backplane.ErrNotFound) {
-			s.Stop()
+			c.Finish(s, s.LostReason()) // unless another node ended it and said so
 		}
 		return nil, err
 	}
@@ -91,6 +91,11 @@ func (c *Sessions) End(s *session.Session, reason string) error {
 	existed, err := c.cfg.Backplane.DeleteSession(ctx, s.ID())
 	if err != nil {
 		return err
+	}
+	if existed && !c.cfg.Local {
+		// Nodes that find the record gone before this message arrives
+		// do not tell the application a second time (Finish).
+		_, _ = c.cfg.Backplane.Claim(ctx, "end:"+s.ID(), time.Hour)
 	}
 	_ = c.cfg.Backplane.Publish(ctx, &backplane.Message{Kind: backplane.KindEnd, Session: s.ID()})
 	s.Stop()
@@ -131,15 +136,38 @@ func (c *Sessions) Subscribed(s *session.Session, uri string) bool {
 	if !s.HasGetStream() {
 		return false // no stream to deliver on here
 	}
-	if !c.cfg.Local {
-		ctx, cancel := c.cfg.Streams.Context()
-		rec, err := c.cfg.Backplane.LoadSession(ctx, s.ID())
-		cancel()
-		if err == nil {
-			s.Refresh(rec)
+	c.refresh(s)
+	return s.Subscribed(uri)
+}
+
+// refresh takes a shared backplane's latest record of s: a client may
+// have changed it through another node.
+func (c *Sessions) refresh(s *session.Session) {
+	if c.cfg.Local {
+		return
+	}
+	ctx, cancel := c.cfg.Streams.Context()
+	defer cancel()
+	if rec, err := c.cfg.Backplane.LoadSession(ctx, s.ID()); err == nil {
+		s.Refresh(rec)
+	}
+}
+
+// Followers returns the sessions that take an application event of
+// topic on this node: those subscribed to it, on a shared backplane only
+// where their GET stream is open, so that each runs the event once, where
+// its client listens.
+func (c *Sessions) Followers(topic string) []*session.Session {
+	var out []*session.Session
+	for _, s := range c.cfg.Sessions.All() {
+		if !c.cfg.Local && !s.HasGetStream() {
+			continue
+		}
+		if c.refresh(s); s.Follows(topic) {
+			out = append(out, s)
 		}
 	}
-	return s.Subscribed(uri)
+	return out
 }
 
 // Reaches reports whether notification m is for principal's streams: a

@@ -86,23 +86,37 @@ func TestSharedLookupSeesAnotherNodesSession(t *testing.T) {
 	bp := backplane.NewMemory()
 	defer bp.Close()
 	var endedA, endedB []string
-	_, tabA := node(t, bp, false, &endedA)
+	a, tabA := node(t, bp, false, &endedA)
 	b, _ := node(t, bp, false, &endedB)
 	s := create(t, tabA)
 	got, err := b.Lookup(context.Background(), s.ID())
 	if err != nil || got == nil || got == s || got.Principal() != "alice" {
 		t.Fatalf("Lookup on another node = %v, %v; want its own copy", got, err)
 	}
-	if _, err := bp.DeleteSession(context.Background(), s.ID()); err != nil {
+	if err := a.End(s, "client"); err != nil { // B misses the message that says so
 		t.Fatal(err)
 	}
 	if _, err := b.Lookup(context.Background(), s.ID()); !errors.Is(err, backplane.ErrNotFound) {
 		t.Fatalf("Lookup after the record went = %v; want ErrNotFound", err)
 	}
 	b.Finish(got, "timeout")
-	b.Finish(got, "timeout")
-	if len(endedB) != 0 {
-		t.Fatalf("a session Lookup already stopped ended again: %q", endedB)
+	if len(endedA) != 1 || len(endedB) != 0 {
+		t.Fatalf("a session ended on A ended again on B: %q %q", endedA, endedB)
+	}
+
+	// A record the backplane lost under a session in use ends it, once,
+	// with the error reason.
+	s = create(t, tabA)
+	if _, err := b.Lookup(context.Background(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bp.DeleteSession(context.Background(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = b.Lookup(context.Background(), s.ID())
+	_, _ = a.Lookup(context.Background(), s.ID())
+	if len(endedB) != 1 || endedB[0] != s.ID()+" error" || len(endedA) != 1 {
+		t.Fatalf("a lost session ended %q on B, %q on A; want one error end", endedB, endedA)
 	}
 }
 
@@ -150,5 +164,40 @@ func TestRefusal(t *testing.T) {
 	}
 	if got := cluster.Refusal(errors.New("redis down")); got != refusal.StorageUnavailable {
 		t.Errorf("a backplane failure is refused with %v", got)
+	}
+}
+
+func TestFollowers(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var ended []string
+	local, tab := node(t, bp, true, &ended)
+	s := create(t, tab)
+	create(t, tab) // not subscribed
+	if err := s.Follow("orders", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := local.Followers("orders"); len(got) != 1 || got[0] != s {
+		t.Fatalf("in process: %v; want the subscribed session, stream or not", got)
+	}
+
+	// On a shared backplane, a session subscribed through another node
+	// takes the event where its GET stream is open, and only there.
+	a, tabA := node(t, bp, false, &ended)
+	b, _ := node(t, bp, false, &ended)
+	s = create(t, tabA)
+	onB, err := b.Lookup(context.Background(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := onB.Follow("prices", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Followers("prices"); len(got) != 0 {
+		t.Fatalf("no GET stream on A, yet A takes the event: %v", got)
+	}
+	s.GetStream()
+	if got := a.Followers("prices"); len(got) != 1 || got[0] != s {
+		t.Fatalf("GET stream on A: %v", got)
 	}
 }

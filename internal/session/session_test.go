@@ -23,7 +23,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // newTable returns a table on a fresh memory backplane and a session
 // created in it.
-func newTable(t *testing.T, timeout time.Duration, expired func(*session.Session)) (*session.Table, *session.Session, backplane.Backplane) {
+func newTable(t *testing.T, timeout time.Duration, expired func(*session.Session, string)) (*session.Table, *session.Session, backplane.Backplane) {
 	bp := backplane.NewMemory()
 	t.Cleanup(func() { _ = bp.Close() })
 	streams := stream.NewNode(stream.Config{Backplane: bp, Local: true, BufferBytes: 1 << 20,
@@ -239,18 +239,52 @@ func TestCreateReleasesOnStop(t *testing.T) {
 }
 
 func TestIdleSessionExpires(t *testing.T) {
-	expired := make(chan *session.Session, 1)
-	_, s, _ := newTable(t, 20*time.Millisecond, func(s *session.Session) { expired <- s })
+	expired := make(chan string, 1)
+	_, s, _ := newTable(t, 20*time.Millisecond, func(_ *session.Session, why string) { expired <- why })
 	s.WatchIdle()
-	if got := <-expired; got != s {
-		t.Fatal("another session expired")
+	if why := <-expired; why != session.EndTimeout {
+		t.Fatalf("an idle session ended with %q", why)
+	}
+}
+
+// A session in use whose record the backplane lost ends with EndError.
+func TestLostSessionEndsWithError(t *testing.T) {
+	expired := make(chan string, 1)
+	_, s, bp := newTable(t, 20*time.Millisecond, func(_ *session.Session, why string) { expired <- why })
+	s.Enter()
+	defer s.Leave()
+	if _, err := bp.DeleteSession(t.Context(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	s.WatchIdle()
+	if why := <-expired; why != session.EndError {
+		t.Fatalf("a lost session ended with %q", why)
+	}
+}
+
+func TestFollow(t *testing.T) {
+	_, s, bp := newTable(t, 0, nil)
+	if err := s.Follow("orders", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Follow("prices", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Follow("orders", false); err != nil {
+		t.Fatal(err)
+	}
+	if s.Follows("orders") || !s.Follows("prices") {
+		t.Error("Follows does not match what Follow did")
+	}
+	if rec, err := bp.LoadSession(t.Context(), s.ID()); err != nil || len(rec.Topics) != 1 || rec.Topics[0] != "prices" {
+		t.Fatalf("shared topics: %+v %v", rec, err)
 	}
 }
 
 func TestBusySessionKeepsItsRecord(t *testing.T) {
 	const timeout = 20 * time.Millisecond
 	expired := make(chan *session.Session, 1)
-	_, s, bp := newTable(t, timeout, func(s *session.Session) { expired <- s })
+	_, s, bp := newTable(t, timeout, func(s *session.Session, _ string) { expired <- s })
 	s.Enter() // a stream is open here
 	s.WatchIdle()
 	time.Sleep(10 * timeout)
