@@ -115,30 +115,22 @@ func TimeLimit(d time.Duration) DeclOption {
 
 // limit applies d's TimeLimit to the work of res.
 func (d *declaration) limit(res Result) Result {
-	if res.kind != resultNoReply || d.timeLimit <= 0 {
-		return res
-	}
-	work := res.work
-	res.work = func(s *Stream) Result {
-		ctx, cancel := context.WithTimeout(s.ctx, d.timeLimit)
-		defer cancel()
-		ls := *s
-		ls.ctx = ctx
-		done := make(chan Result, 1)
-		go func() { done <- safely(func() Result { return work(&ls) }) }()
-		select {
-		case res := <-done:
-			return res
-		case <-ctx.Done():
-			if s.ctx.Err() != nil {
-				return <-done // the request ended: no time limit's doing
+	if work := res.work; res.kind == resultNoReply && d.timeLimit > 0 {
+		res.work = func(s *Stream) Result {
+			out, ok := guard.Within(s.ctx, d.timeLimit, func(ctx context.Context) Result {
+				ls := *s
+				ls.ctx = ctx
+				return safely(func() Result { return work(&ls) })
+			})
+			if ok {
+				return out
 			}
+			msg := fmt.Sprintf("%s %q did not finish within its time limit of %v and was stopped", d.kind, d.name, d.timeLimit)
+			if d.kind == kindTool {
+				return Error(NewToolError(msg))
+			}
+			return Error(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Request timed out: %s", msg))
 		}
-		msg := fmt.Sprintf("%s %q did not finish within its time limit of %v and was stopped", d.kind, d.name, d.timeLimit)
-		if d.kind == kindTool {
-			return Error(NewToolError(msg))
-		}
-		return Error(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Request timed out: %s", msg))
 	}
 	return res
 }
