@@ -27,9 +27,10 @@ type Memory struct {
 }
 
 type memSession struct {
-	s       Session
-	expires time.Time // zero: never
-	streams map[string]*memStream
+	s        Session
+	expires  time.Time // zero: never
+	streams  map[string]*memStream
+	requests map[string]struct{} // request keys held (Admit)
 }
 
 type memStream struct {
@@ -101,11 +102,16 @@ func (m *Memory) LoadSession(_ context.Context, id string) (*Session, error) {
 	if ms == nil {
 		return nil, ErrNotFound
 	}
+	return ms.copy(), nil
+}
+
+// copy returns a copy of the session record that shares nothing with it.
+func (ms *memSession) copy() *Session {
 	c := ms.s
 	c.Data = copyData(ms.s.Data)
 	c.Subscriptions = append([]string(nil), ms.s.Subscriptions...)
 	c.Topics = append([]string(nil), ms.s.Topics...)
-	return &c, nil
+	return &c
 }
 
 // TouchSession implements Backplane.
@@ -313,6 +319,31 @@ func (m *Memory) ListTasks(_ context.Context, owner string) ([]*Task, error) {
 	}
 	slices.SortFunc(out, func(a, b *Task) int { return cmp.Or(a.Expires.Compare(b.Expires), strings.Compare(a.ID, b.ID)) })
 	return out, nil
+}
+
+// Admit implements Backplane.
+func (m *Memory) Admit(_ context.Context, id string, ttl time.Duration, claims, release []string) (*Session, []bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.live(id)
+	if ms == nil {
+		return nil, nil, ErrNotFound
+	}
+	for _, k := range release {
+		delete(ms.requests, k)
+	}
+	ms.expires = expiry(m.now(), ttl)
+	got := make([]bool, len(claims))
+	for i, k := range claims {
+		if _, held := ms.requests[k]; !held {
+			if ms.requests == nil {
+				ms.requests = map[string]struct{}{}
+			}
+			ms.requests[k] = struct{}{}
+			got[i] = true
+		}
+	}
+	return ms.copy(), got, nil
 }
 
 // Publish implements Backplane: subscribers of this process get m at once.

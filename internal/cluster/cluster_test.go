@@ -67,8 +67,8 @@ func TestEndRunsEndedOnceAndForgetsTheSession(t *testing.T) {
 	if got, err := c.Lookup(context.Background(), s.ID()); err != nil || got != s {
 		t.Fatalf("Lookup = %v, %v; want the session", got, err)
 	}
-	if err := c.Touch(context.Background(), s, "timeout"); err != nil {
-		t.Fatalf("Touch: %v", err)
+	if err := c.Admit(context.Background(), s, nil, "timeout"); err != nil {
+		t.Fatalf("Admit: %v", err)
 	}
 	if err := c.End(s, "client"); err != nil {
 		t.Fatal(err)
@@ -96,8 +96,9 @@ func TestSharedLookupSeesAnotherNodesSession(t *testing.T) {
 	if err := a.End(s, "client"); err != nil { // B misses the message that says so
 		t.Fatal(err)
 	}
-	if _, err := b.Lookup(context.Background(), s.ID()); !errors.Is(err, backplane.ErrNotFound) {
-		t.Fatalf("Lookup after the record went = %v; want ErrNotFound", err)
+	// The copy a node holds is checked when its owner's request is admitted.
+	if err := b.Admit(context.Background(), got, nil, "timeout"); !errors.Is(err, backplane.ErrNotFound) {
+		t.Fatalf("Admit after the record went = %v; want ErrNotFound", err)
 	}
 	b.Finish(got, "timeout")
 	if len(endedA) != 1 || len(endedB) != 0 {
@@ -107,14 +108,14 @@ func TestSharedLookupSeesAnotherNodesSession(t *testing.T) {
 	// A record the backplane lost under a session in use ends it, once,
 	// with the error reason.
 	s = create(t, tabA)
-	if _, err := b.Lookup(context.Background(), s.ID()); err != nil {
+	if got, err = b.Lookup(context.Background(), s.ID()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := bp.DeleteSession(context.Background(), s.ID()); err != nil {
 		t.Fatal(err)
 	}
-	_, _ = b.Lookup(context.Background(), s.ID())
-	_, _ = a.Lookup(context.Background(), s.ID())
+	_ = b.Admit(context.Background(), got, nil, "timeout")
+	_ = a.Admit(context.Background(), s, nil, "timeout")
 	if len(endedB) != 1 || endedB[0] != s.ID()+" error" || len(endedA) != 1 {
 		t.Fatalf("a lost session ended %q on B, %q on A; want one error end", endedB, endedA)
 	}

@@ -58,6 +58,8 @@ type Session struct {
 	subs      []string
 	topics    []string // application topics (see Follow)
 	data      map[string]json.RawMessage
+	claimed   map[string]struct{} // request ids Admit claimed, not begun yet
+	released  []string            // ids of requests ended here, for Admit to give back
 	timer     *time.Timer
 }
 
