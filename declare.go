@@ -104,7 +104,7 @@ func (d *declaration) compile(schema *params.Schema) error {
 	out, err := catalog.Compile(&catalog.Spec{Kind: d.kind, Name: d.name, Title: d.title, Description: d.description,
 		Icons: d.icons, Meta: d.meta, Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
 		RawInput: d.rawInput, OutputSchema: d.outputSchema, Fields: d.fields, Typed: schema,
-		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil, TaskSupport: [...]string{"", "optional", "required"}[d.tasks]})
+		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil, TaskSupport: taskSupports[d.tasks]})
 	if err != nil {
 		return err
 	}

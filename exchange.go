@@ -16,6 +16,7 @@ import (
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -298,7 +299,7 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome 
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	if e := x.taskRefusal(d); e != nil {
+	if e := task.Refusal(d.name, taskSupports[d.tasks], x.modern(), x.tasksDeclared()); e != nil {
 		return handlers.Failed(e)
 	}
 	return x.run(d, args)

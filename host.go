@@ -18,6 +18,7 @@ import (
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/internal/transport"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -69,7 +70,7 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 	}
 	caps := r.capabilities()
 	if s.Version() >= mcp.Version20251125 && slices.ContainsFunc(r.catalog.Load().Tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
-		caps.Tasks = json.RawMessage(`{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}`)
+		caps.Tasks = task.Capability
 	}
 	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
 }

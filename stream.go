@@ -210,11 +210,7 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
 	if s.task != nil { // a task's question says which task asks, and the task waits meanwhile
-		meta := fmt.Appendf(nil, `{"_meta":{%q:{"taskId":%q}}`, mcp.MetaRelatedTask, s.task.ID)
-		if len(p) > 2 {
-			meta = append(meta, ',')
-		}
-		p = append(meta, p[1:]...)
+		p = task.Relate(p, s.task.ID)
 		defer s.task.Waiting()()
 	}
 	id, ch := s.sess.Await()
