@@ -197,11 +197,10 @@ func (e *ClientError) Error() string {
 // On the 2026-07-28 wire it takes the answer from the retried request, or
 // records the question and returns ErrInputRequired.
 func (s *Stream) call(method string, params, result any, valid func() bool, opts []InputOption) error {
-	ctx := s.ctx
 	if m := s.req.modern; m != nil {
 		key := m.Key(method, inputKey(opts))
 		if s.task != nil {
-			return s.task.Ask(ctx, key, method, params, result, valid)
+			return s.task.Ask(s.ctx, key, method, params, result, valid)
 		}
 		return m.Input(key, method, params, result, valid)
 	}
@@ -213,33 +212,14 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 		p = task.Relate(p, s.task.ID)
 		defer s.task.Waiting()()
 	}
-	id, ch := s.sess.Await()
-	s.ob.Send(jsonrpc.AppendRequest(nil, id, method, p), false)
-	timeout := time.NewTimer(s.timeout)
-	defer timeout.Stop()
-	var why error
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return &ClientError{Method: method, Err: m.Error}
-		}
-		if err := json.Unmarshal(m.Result, result); err != nil {
-			return fmt.Errorf("specter: decode %s result: %w", method, err)
-		}
-		if !valid() {
-			return fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
-		}
-		return nil
-	case <-timeout.C:
-		why = fmt.Errorf("%w: %s got no answer within %v", ErrInputTimeout, method, s.timeout)
-	case <-ctx.Done():
-		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
-		if s.sess.Context().Err() != nil {
-			why = fmt.Errorf("%w: %s", ErrSessionEnded, method)
-		}
+	m, err := s.sess.Ask(s.ctx, s.ob, method, p, s.timeout)
+	switch {
+	case err != nil:
+		return err
+	case m.Error != nil:
+		return &ClientError{Method: method, Err: m.Error}
+	case json.Unmarshal(m.Result, result) != nil || !valid():
+		return fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
 	}
-	s.sess.Forget(id)
-	// Tell the client it need not answer any more.
-	_ = s.sendNotification(mcp.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
-	return why
+	return nil
 }

@@ -2,10 +2,48 @@ package session
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
+
+// What Ask's error wraps when no answer came.
+var (
+	ErrInputTimeout = errors.New("specter: the client did not answer in time")
+	ErrEnded        = errors.New("specter: the session ended before the client answered")
+)
+
+// Ask sends the client a request on ob and waits for its answer, for
+// timeout (an error wrapping ErrInputTimeout), or for ctx to end (one
+// wrapping ErrEnded when the session ended). When it stops waiting it
+// tells the client it need not answer.
+func (s *Session) Ask(ctx context.Context, ob *stream.Stream, method string, params []byte, timeout time.Duration) (*jsonrpc.Message, error) {
+	id, ch := s.Await()
+	ob.Send(jsonrpc.AppendRequest(nil, id, method, params), false)
+	wait := time.NewTimer(timeout)
+	defer wait.Stop()
+	var why error
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-wait.C:
+		why = fmt.Errorf("%w: %s got no answer within %v", ErrInputTimeout, method, timeout)
+	case <-ctx.Done():
+		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
+		if s.ctx.Err() != nil {
+			why = fmt.Errorf("%w: %s", ErrEnded, method)
+		}
+	}
+	s.Forget(id)
+	p, _ := json.Marshal(&mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
+	ob.Send(jsonrpc.AppendRequest(nil, nil, mcp.NotificationCancelled, p), false)
+	return nil, why
+}
 
 // Begin registers an in-flight request id; cancel stops it. It fails for
 // an id already in flight in the session, on any node: answers would be

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -89,6 +90,30 @@ func TestServerRequestsAwaitTheirAnswer(t *testing.T) {
 	s.Forget(id)
 	if s.Deliver(&jsonrpc.Message{ID: id}) {
 		t.Fatal("an answer reached a forgotten request")
+	}
+}
+
+func TestAsk(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	ob := s.NewStream(1, false)
+	probe, _ := s.Await() // ids of server requests count up: Ask's is the next
+	s.Forget(probe)
+	n, _ := strconv.ParseUint(string(probe[4:len(probe)-1]), 36, 64)
+	next := jsonrpc.StringID("sn1" + strconv.FormatUint(n+1, 36))
+	go func() {
+		for !s.Deliver(&jsonrpc.Message{ID: next, Result: json.RawMessage(`{"roots":[]}`)}) {
+			time.Sleep(time.Millisecond) // until Ask waits for it
+		}
+	}()
+	if m, err := s.Ask(t.Context(), ob, "roots/list", []byte(`{}`), time.Hour); err != nil || string(m.Result) != `{"roots":[]}` {
+		t.Fatalf("answered: %v %v", m, err)
+	}
+	if _, err := s.Ask(t.Context(), ob, "roots/list", []byte(`{}`), time.Millisecond); !errors.Is(err, session.ErrInputTimeout) {
+		t.Fatalf("unanswered: %v; want ErrInputTimeout", err)
+	}
+	s.Stop()
+	if _, err := s.Ask(s.Context(), ob, "roots/list", []byte(`{}`), time.Hour); !errors.Is(err, session.ErrEnded) {
+		t.Fatalf("the session ended: %v; want ErrEnded", err)
 	}
 }
 
