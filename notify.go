@@ -2,7 +2,6 @@ package specter
 
 import (
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -63,28 +62,20 @@ func (r *Router) broadcast(method string, o notifyOptions) {
 // deliverNotify hands a notification to the GET streams and listen
 // streams attached to this node whose callers may see it.
 func (r *Router) deliverNotify(m *backplane.Message) {
-	updated := m.Method == mcp.NotificationResourceUpdated
 	var d *declaration
-	if updated {
+	if m.Method == mcp.NotificationResourceUpdated {
 		d, _ = r.catalog.Load().ResourceFor(m.URI)
 	}
-	allowed := func(g *grant) bool {
+	allowed := func(a any) bool {
+		g, _ := a.(*grant)
 		if d == nil || g == nil {
 			return true
 		}
 		ok, _ := g.permits(d)
 		return ok && g.allowsResource(d, m.URI)
 	}
-	r.cluster.Notify(m, func(a any) bool { g, _ := a.(*grant); return allowed(g) })
-	for _, l := range r.t.Listeners.All() {
-		switch {
-		case !cluster.Reaches(m, l.Principal()):
-		case !updated && l.Wants(m.Method):
-			l.Notify(m.Method, nil)
-		case updated && l.Subscribed(m.URI) && allowed(l.Grant().(*grant)):
-			l.Notify(m.Method, map[string]any{"uri": m.URI})
-		}
-	}
+	r.cluster.Notify(m, allowed)
+	r.t.Listeners.Notify(m, allowed)
 }
 
 // changed notifies listeners after a declaration was added or removed.

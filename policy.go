@@ -1,6 +1,7 @@
 package specter
 
 import (
+	"net/http"
 	"strings"
 
 	"github.com/specter-mcp/specter/internal/bearer"
@@ -46,10 +47,10 @@ func (g *grant) permits(d *declaration) (ok bool, missing []string) {
 const CodeForbidden = jsonrpc.CodeForbidden
 
 func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
-	x.ob.SetStatus(403)
+	x.ob.SetStatus(http.StatusForbidden)
 	msg := "Forbidden: you may not use this " + d.kind.String()
 	if len(missing) > 0 {
-		x.ob.SetHeader("WWW-Authenticate", x.r.challenge(x.c.http, bearer.CodeInsufficientScope, strings.Join(missing, " ")))
+		x.ob.SetHeader("WWW-Authenticate", bearer.Refusal(x.c.http, http.StatusForbidden, strings.Join(missing, " "), x.r.cfg.resourceMeta))
 		msg += "; it needs the scope " + strings.Join(missing, " ")
 	}
 	return jsonrpc.Errorf(CodeForbidden, "%s", msg)

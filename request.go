@@ -29,7 +29,7 @@ type Request struct {
 	ClientCapabilities mcp.ClientCapabilities
 
 	cursor string
-	modern *modern.Call     // 2026-07-28 requests only
+	modern *modern.Call    // 2026-07-28 requests only
 	task   json.RawMessage // the task member of a task-augmented request in a session
 }
 

@@ -366,15 +366,7 @@ func (r *Router) Listeners() int { return r.t.Listeners.Len() }
 func (r *Router) Sessions() int { return r.sessions.Len() }
 
 // StreamsAttached returns how many GET streams are attached to this node.
-func (r *Router) StreamsAttached() int {
-	n := 0
-	for _, s := range r.sessions.All() {
-		if s.GetStreamAttached() {
-			n++
-		}
-	}
-	return n
-}
+func (r *Router) StreamsAttached() int { return r.sessions.Attached() }
 
 // capabilities are what the server offers every session-era client.
 func (r *Router) capabilities() mcp.ServerCapabilities {

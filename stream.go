@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/form"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
@@ -102,7 +103,7 @@ func (s *Stream) CloseSSE() { s.ob.CloseConn() }
 // that a person saw the question. Do not treat it as a confirmation an
 // attacker could not forge.
 func (s *Stream) Elicit(message string, schema *params.Schema, opts ...InputOption) (Params, ElicitAction, error) {
-	if err := checkElicitSchema(schema); err != nil {
+	if err := form.Check(schema); err != nil {
 		return nil, "", err
 	}
 	ans, err := s.elicitForm(message, schema.JSON(), opts)

@@ -11,6 +11,7 @@ package bearer
 
 import (
 	"context"
+	"net/http"
 	"strings"
 )
 
@@ -76,4 +77,27 @@ func WithResourceMetadata(ctx context.Context, url string) context.Context {
 func ResourceMetadata(ctx context.Context) string {
 	url, _ := ctx.Value(metadataKey{}).(string)
 	return url
+}
+
+// Refusal returns the challenge that goes with refusing req with status,
+// or "" for none: a 401 always has one, with error code invalid_token when
+// req carried credentials (RFC 6750 §3.1 asks for none otherwise); a 403
+// has one, insufficient_scope, when scope names what was missing. It names
+// the metadata URL in req's context (see ResourceMetadata), else fallback.
+func Refusal(req *http.Request, status int, scope, fallback string) string {
+	code := ""
+	switch {
+	case status == http.StatusUnauthorized && req.Header.Get("Authorization") != "":
+		code = CodeInvalidToken
+	case status == http.StatusUnauthorized:
+	case status == http.StatusForbidden && scope != "":
+		code = CodeInsufficientScope
+	default:
+		return ""
+	}
+	url := ResourceMetadata(req.Context())
+	if url == "" {
+		url = fallback
+	}
+	return Challenge(url, strings.Fields(scope), code)
 }

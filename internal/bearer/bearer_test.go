@@ -2,6 +2,8 @@ package bearer_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/specter-mcp/specter/internal/bearer"
@@ -39,5 +41,30 @@ func TestResourceMetadataContext(t *testing.T) {
 	ctx = bearer.WithResourceMetadata(ctx, metadata)
 	if got := bearer.ResourceMetadata(ctx); got != metadata {
 		t.Errorf("got %q, want %q", got, metadata)
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	bare := httptest.NewRequest(http.MethodPost, "/", nil)
+	withToken := httptest.NewRequest(http.MethodPost, "/", nil)
+	withToken.Header.Set("Authorization", "Bearer x")
+	named := bare.WithContext(bearer.WithResourceMetadata(bare.Context(), metadata))
+	tests := []struct {
+		req    *http.Request
+		status int
+		scope  string
+		want   string
+	}{
+		{bare, http.StatusUnauthorized, "", `Bearer resource_metadata="https://fallback"`},
+		{withToken, http.StatusUnauthorized, "", `Bearer resource_metadata="https://fallback", error="invalid_token"`},
+		{named, http.StatusUnauthorized, "", `Bearer resource_metadata="` + metadata + `"`},
+		{bare, http.StatusForbidden, "", ``},
+		{bare, http.StatusForbidden, "a b", `Bearer resource_metadata="https://fallback", scope="a b", error="insufficient_scope"`},
+		{bare, http.StatusTooManyRequests, "a", ``},
+	}
+	for _, tc := range tests {
+		if got := bearer.Refusal(tc.req, tc.status, tc.scope, "https://fallback"); got != tc.want {
+			t.Errorf("Refusal(%d, %q) = %s; want %s", tc.status, tc.scope, got, tc.want)
+		}
 	}
 }

@@ -205,13 +205,16 @@ func TestServeErrors(t *testing.T) {
 
 // A GET stream's release runs once, when its connection ends.
 func TestServeReleasesWhenTheConnectionEnds(t *testing.T) {
-	_, s, _ := newTable(t, 0, nil)
+	tab, s, _ := newTable(t, 0, nil)
+	if tab.Attached() != 0 {
+		t.Fatal("a GET stream is attached before any GET")
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
 	released := make(chan struct{}, 2)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(httptest.NewRecorder(), req, "", func() { released <- struct{}{} }) }()
-	for !s.GetStreamAttached() {
+	for tab.Attached() != 1 {
 		time.Sleep(time.Millisecond)
 	}
 	select {

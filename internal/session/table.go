@@ -119,6 +119,18 @@ func (t *Table) Len() int {
 	return len(t.m)
 }
 
+// Attached returns how many of the sessions held have a client reading
+// their GET stream here.
+func (t *Table) Attached() int {
+	n := 0
+	for _, s := range t.All() {
+		if s.GetStreamAttached() {
+			n++
+		}
+	}
+	return n
+}
+
 // WatchIdle starts the idle timer, once: the session is checked every
 // half timeout (see checkIdle).
 func (s *Session) WatchIdle() {
