@@ -9,6 +9,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/guard"
+	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/jsonrpc"
 )
 
@@ -39,13 +40,11 @@ func (r *Router) Publish(topic string, data any) error {
 
 func (r *Router) deliverEvent(m *backplane.Message) {
 	for _, s := range r.cluster.Followers(m.URI) {
-		r.work.Add(1)
-		go func() {
-			defer r.work.Done()
+		r.work.Go(func() {
 			if err := guard.Run(func() { r.onEvent(&Session{s: s}, m.URI, m.Data) }); err != nil {
 				r.report(s.Context(), fmt.Errorf("event on %q: %w", m.URI, err), nil)
 			}
-		}()
+		})
 	}
 }
 
@@ -82,26 +81,30 @@ func OnUnsubscribe(f func(s *Session, uri string)) RouterOption {
 	return routerOption(func(r *Router) { r.onUnsub = f })
 }
 
-// subscribeHook runs OnSubscribe or OnUnsubscribe for x's caller.
+// subscribeHook runs OnSubscribe or OnUnsubscribe for x's caller; only
+// OnSubscribe may refuse.
 func (x *exchange) subscribeHook(uri string, on bool) error {
-	r := x.r
-	if !on && r.onUnsub != nil {
-		if err := guard.Run(func() { r.onUnsub(&Session{s: x.sess}, uri) }); err != nil {
-			x.internal(err)
-		}
-	}
-	if !on || r.onSubscribe == nil {
-		return nil
-	}
 	var err error
-	if perr := guard.Run(func() { err = r.onSubscribe(x.c, uri) }); perr != nil {
-		return x.internal(perr)
+	if perr := guard.Run(func() {
+		if on && x.r.onSubscribe != nil {
+			err = x.r.onSubscribe(x.c, uri)
+		} else if !on {
+			x.r.unsubscribed(x.sess, uri)
+		}
+	}); perr != nil {
+		err = x.internal(perr)
 	}
-	var je *jsonrpc.Error
-	if err != nil && !errors.As(err, &je) {
+	if je := (*jsonrpc.Error)(nil); err != nil && !errors.As(err, &je) {
 		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Subscription refused: %s", err)
 	}
 	return err
+}
+
+// unsubscribed runs OnUnsubscribe, if set.
+func (r *Router) unsubscribed(s *session.Session, uri string) {
+	if r.onUnsub != nil {
+		r.onUnsub(&Session{s: s}, uri)
+	}
 }
 
 // TimeLimit bounds how long the work of a NoReply may run: past d its
@@ -117,12 +120,11 @@ func TimeLimit(d time.Duration) DeclOption {
 func (d *declaration) limit(res Result) Result {
 	if work := res.work; res.kind == resultNoReply && d.timeLimit > 0 {
 		res.work = func(s *Stream) Result {
-			out, ok := guard.Within(s.ctx, d.timeLimit, func(ctx context.Context) Result {
+			if out, ok := guard.Within(s.ctx, d.timeLimit, func(ctx context.Context) Result {
 				ls := *s
 				ls.ctx = ctx
 				return safely(func() Result { return work(&ls) })
-			})
-			if ok {
+			}); ok {
 				return out
 			}
 			msg := fmt.Sprintf("%s %q did not finish within its time limit of %v and was stopped", d.kind, d.name, d.timeLimit)

@@ -79,7 +79,8 @@ func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args js
 }
 
 func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
-	h.r.serveTaskMethod(w, c, m, call, p)
+	x := &exchange{r: h.r, c: &Context{grant: c.grant, req: newRequest(m, nil, call)}}
+	h.r.tasks.ServeHTTP(w, m, p, x.owner(), x.tasksDeclared(), x.decorate)
 }
 
 // holder names who a request counts against (transport.CallerKey): its

@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/cluster"
+	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/hostguard"
 	"github.com/specter-mcp/specter/internal/once"
 	"github.com/specter-mcp/specter/internal/seal"
@@ -271,9 +272,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
 		Ended: func(s *session.Session, reason string) {
 			for _, uri := range s.Subscriptions() {
-				if r.onUnsub != nil {
-					r.onUnsub(&Session{s: s}, uri)
-				}
+				_ = guard.Run(func() { r.unsubscribed(s, uri) })
 			}
 			if r.onTerminate != nil {
 				r.onTerminate(reason, &Session{s: s})
@@ -344,18 +343,10 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	for _, s := range r.sessions.All() {
-		if r.local {
-			_ = r.endSession(s, EndShutdown) // the sessions die with this process
-		} else {
-			s.Stop() // other nodes go on serving them
-		}
-	}
+	r.cluster.Shutdown(EndShutdown)
 	r.stopSub()
 	r.t.Listeners.Stop()
-	for _, t := range r.tasks.All() {
-		t.Stop()
-	}
+	r.tasks.Stop()
 	return err
 }
 

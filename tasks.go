@@ -3,11 +3,8 @@ package specter
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 
 	"github.com/specter-mcp/specter/handlers"
-	"github.com/specter-mcp/specter/internal/modern"
-	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -108,22 +105,3 @@ func (x *exchange) Task(method, id string) handlers.Outcome {
 
 // Tasks lists the tasks of the session (tasks/list).
 func (x *exchange) Tasks() ([]*mcp.Task, error) { return x.r.tasks.Wires(x.owner()) }
-
-// serveTaskMethod answers tasks/get, tasks/update and tasks/cancel on the
-// 2026-07-28 wire.
-func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
-	x := &exchange{r: r, c: &Context{grant: c.grant, req: newRequest(m, nil, call)}}
-	if e := task.Refusal("", task.Required, true, x.tasksDeclared()); e != nil {
-		refusal.Write(w, m.ID, refusal.BadRequest(e))
-		return
-	}
-	v, refused := r.tasks.Serve(m.Method, p.TaskID, x.owner(), p.InputResponses)
-	if refused != nil {
-		refusal.Write(w, m.ID, refused)
-		return
-	}
-	x.decorate(v)
-	body, _ := json.Marshal(v)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-}

@@ -104,6 +104,19 @@ func (c *Sessions) End(s *session.Session, reason string) error {
 	return nil
 }
 
+// Shutdown lets go of this node's sessions as it shuts down: on an
+// in-process backplane they die with the process and end with reason;
+// on a shared one other nodes go on serving them.
+func (c *Sessions) Shutdown(reason string) {
+	for _, s := range c.cfg.Sessions.All() {
+		if c.cfg.Local {
+			_ = c.End(s, reason)
+		} else {
+			s.Stop()
+		}
+	}
+}
+
 // Finish ends a session whose record already expired. Ended runs once: on
 // the one node of an in-process backplane, or on the node that claims the
 // end of a shared one.

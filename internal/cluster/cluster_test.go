@@ -202,3 +202,24 @@ func TestFollowers(t *testing.T) {
 		t.Fatalf("GET stream on A: %v", got)
 	}
 }
+
+func TestShutdown(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var endedLocal, endedShared []string
+	local, tabL := node(t, bp, true, &endedLocal)
+	s := create(t, tabL)
+	local.Shutdown("shutdown")
+	if len(endedLocal) != 1 || endedLocal[0] != s.ID()+" shutdown" || tabL.Len() != 0 {
+		t.Fatalf("in process: ended %q, %d held; want the session ended", endedLocal, tabL.Len())
+	}
+	shared, tabS := node(t, bp, false, &endedShared)
+	s = create(t, tabS)
+	shared.Shutdown("shutdown")
+	if len(endedShared) != 0 || tabS.Len() != 0 {
+		t.Fatalf("shared: ended %q, %d held; want the session let go, not ended", endedShared, tabS.Len())
+	}
+	if _, err := bp.LoadSession(context.Background(), s.ID()); err != nil {
+		t.Fatalf("shared: the record went: %v", err)
+	}
+}

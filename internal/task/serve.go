@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"sync"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -139,6 +141,25 @@ func (tt *Table) Answer(ctx context.Context, method, id, owner string) (json.Raw
 	}
 	body, _ := json.Marshal(s.Wire())
 	return body, nil
+}
+
+// ServeHTTP answers tasks/get, tasks/update and tasks/cancel (m, whose
+// params are p) of the 2026-07-28 wire, for owner, who must have declared
+// the extension. decorate adds what that wire puts on results.
+func (tt *Table) ServeHTTP(w http.ResponseWriter, m *jsonrpc.Message, p *modern.Params, owner string, declared bool, decorate func(any)) {
+	if e := Refusal("", Required, true, declared); e != nil {
+		refusal.Write(w, m.ID, refusal.BadRequest(e))
+		return
+	}
+	v, refused := tt.Serve(m.Method, p.TaskID, owner, p.InputResponses)
+	if refused != nil {
+		refusal.Write(w, m.ID, refused)
+		return
+	}
+	decorate(v)
+	body, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
 }
 
 // Wires returns owner's tasks on the wire of revision 2025-11-25.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -89,15 +91,14 @@ func (tt *Table) local(id string) *Task {
 	return tt.m[id]
 }
 
-// All returns the tasks whose work runs here, in no order.
-func (tt *Table) All() []*Task {
+// Stop stops the work of every task that runs here, at shutdown.
+func (tt *Table) Stop() {
 	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	out := make([]*Task, 0, len(tt.m))
-	for _, t := range tt.m {
-		out = append(out, t)
+	all := slices.Collect(maps.Values(tt.m))
+	tt.mu.Unlock()
+	for _, t := range all {
+		t.Stop()
 	}
-	return out
 }
 
 // Get returns owner's task id as it is now, from this node when its work
