@@ -1,7 +1,7 @@
 package specter
 
 import (
-	"fmt"
+	"encoding/json"
 	"reflect"
 
 	"github.com/specter-mcp/specter/internal/form"
@@ -44,17 +44,6 @@ func Elicit[T any](a Asker, message string, opts ...InputOption) (T, ElicitActio
 	if err != nil {
 		return v, "", err
 	}
-	ans, err := a.asker().elicitForm(message, schema.JSON(), opts)
-	if err != nil || ans.Action != ElicitAccept {
-		return v, ans.Action, err
-	}
-	if err := schema.Bind(ans.Content, &v); err != nil {
-		return v, ElicitAccept, answerError(err)
-	}
-	return v, ElicitAccept, nil
-}
-
-// answerError reports an elicitation answer that breaks its schema.
-func answerError(err error) error {
-	return fmt.Errorf("the answer to the question does not match what was asked: %w", err)
+	action, err := a.asker().elicitForm(message, schema, opts, func(c json.RawMessage) error { return schema.Bind(c, &v) })
+	return v, action, err
 }

@@ -4,12 +4,34 @@
 package form
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"sync"
 
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 )
+
+// Answer is the part of the client's answer to a form the server reads.
+type Answer struct {
+	Action  string          `json:"action"` // accept, decline or cancel
+	Content json.RawMessage `json:"content,omitempty"`
+}
+
+// Valid reports whether the answer names one of the actions.
+func (a *Answer) Valid() bool {
+	return a.Action == "accept" || a.Action == "decline" || a.Action == "cancel"
+}
+
+// Mode is the mode a form is asked in on revision version: "form" where
+// revisions know modes (2025-11-25 on), else none.
+func Mode(version string) string {
+	if version >= mcp.Version20251125 {
+		return "form"
+	}
+	return ""
+}
 
 // Check refuses schemas MCP elicitation cannot carry: no field may be an
 // object. (Arrays are multi-select enums; a raw schema may leave a

@@ -45,3 +45,14 @@ func TestCheck(t *testing.T) {
 		t.Errorf("a flat schema: %v", err)
 	}
 }
+
+func TestAnswerAndMode(t *testing.T) {
+	for action, want := range map[string]bool{"accept": true, "decline": true, "cancel": true, "": false, "Accept": false} {
+		if got := (&Answer{Action: action}).Valid(); got != want {
+			t.Errorf("Valid(%q) = %v", action, got)
+		}
+	}
+	if Mode("2025-06-18") != "" || Mode("2025-11-25") != "form" {
+		t.Error("form mode by revision")
+	}
+}
