@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/specter-mcp/specter/handlers"
@@ -272,17 +271,7 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := x.r.capabilities()
-	// Declaring an extension commits the server to its methods: a server
-	// with no task tool or no skill has nothing to serve through them.
-	if slices.ContainsFunc(x.cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
-		caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
-	}
-	if len(x.cat.Skills) > 0 {
-		if caps.Extensions == nil {
-			caps.Extensions = map[string]json.RawMessage{}
-		}
-		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
-	}
+	caps.Extensions = modern.Extensions(x.r.hasTaskTools(x.cat), len(x.cat.Skills) > 0)
 	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 

@@ -4,9 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -68,7 +66,7 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 		}
 	}
 	caps := r.capabilities()
-	if s.Version() >= mcp.Version20251125 && slices.ContainsFunc(r.catalog.Load().Tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
+	if s.Version() >= mcp.Version20251125 && r.hasTaskTools(r.catalog.Load()) {
 		caps.Tasks = task.Capability
 	}
 	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
@@ -90,8 +88,6 @@ func (c *Context) holder() string {
 	ip := c.http.RemoteAddr
 	if c.echo != nil && c.echo.Echo().IPExtractor != nil {
 		ip = c.echo.RealIP()
-	} else if host, _, err := net.SplitHostPort(c.http.RemoteAddr); err == nil {
-		ip = host
 	}
 	return transport.CallerKey(c.grant.principal, ip)
 }

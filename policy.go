@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/specter-mcp/specter/internal/access"
 	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/principal"
@@ -28,18 +29,7 @@ func Policy(allow func(caller *principal.Principal) bool) DeclOption {
 // permits reports whether the caller meets the declaration's scopes and
 // policy, and which scopes are missing.
 func (g *grant) permits(d *declaration) (ok bool, missing []string) {
-	for _, sc := range d.scopes {
-		if !g.caller.HasScope(sc) {
-			missing = append(missing, sc)
-		}
-	}
-	if len(missing) > 0 {
-		return false, missing
-	}
-	if d.policy != nil && !d.policy(g.caller) {
-		return false, nil
-	}
-	return true, nil
+	return access.Allows(g.caller, d.scopes, d.policy)
 }
 
 // CodeForbidden is the JSON-RPC error code of a request refused for want

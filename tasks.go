@@ -3,8 +3,10 @@ package specter
 import (
 	"context"
 	"encoding/json"
+	"slices"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -39,6 +41,11 @@ var taskSupports = [...]string{"", task.Optional, task.Required}
 // asks for (Elicit, Sample, ListRoots) goes through the task.
 func Tasks(support TaskSupport) DeclOption {
 	return declOption(func(d *declaration) { d.tasks = support })
+}
+
+// hasTaskTools reports whether a tool of cat may run as a task.
+func (r *Router) hasTaskTools(cat *catalog.Catalog[*declaration]) bool {
+	return slices.ContainsFunc(cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone })
 }
 
 // tasksDeclared reports whether this request asks for a task.

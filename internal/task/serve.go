@@ -16,7 +16,7 @@ import (
 
 // Extension is the identifier of the tasks extension of the 2026-07-28
 // wire (SEP-2663).
-const Extension = "io.modelcontextprotocol/tasks"
+const Extension = modern.TasksExtension
 
 // Support levels of a tool, as execution.taskSupport spells them.
 const (
