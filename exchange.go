@@ -271,7 +271,7 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := x.r.capabilities()
-	caps.Extensions = modern.Extensions(x.r.hasTaskTools(x.cat), len(x.cat.Skills) > 0)
+	caps.Extensions = modern.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
 	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 

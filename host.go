@@ -66,7 +66,7 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 		}
 	}
 	caps := r.capabilities()
-	if s.Version() >= mcp.Version20251125 && r.hasTaskTools(r.catalog.Load()) {
+	if s.Version() >= mcp.Version20251125 && hasTaskTools(r.catalog.Load()) {
 		caps.Tasks = task.Capability
 	}
 	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil

@@ -61,13 +61,7 @@ func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Requ
 	case s != nil:
 		r.Version, r.SessionID, r.ClientInfo, r.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
 	case call != nil:
-		r.Version = call.Meta.ProtocolVersion
-		if call.Meta.ClientInfo != nil {
-			r.ClientInfo = *call.Meta.ClientInfo
-		}
-		if call.Meta.ClientCapabilities != nil {
-			r.ClientCapabilities = *call.Meta.ClientCapabilities
-		}
+		r.Version, r.ClientInfo, r.ClientCapabilities = call.Client()
 	}
 	env := envelope.Read(m.Params, call == nil)
 	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken, r.task = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken, env.Task

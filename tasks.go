@@ -44,7 +44,7 @@ func Tasks(support TaskSupport) DeclOption {
 }
 
 // hasTaskTools reports whether a tool of cat may run as a task.
-func (r *Router) hasTaskTools(cat *catalog.Catalog[*declaration]) bool {
+func hasTaskTools(cat *catalog.Catalog[*declaration]) bool {
 	return slices.ContainsFunc(cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone })
 }
 
@@ -97,11 +97,8 @@ func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
 // tasks/result waits for the task to end.
 func (x *exchange) Task(method, id string) handlers.Outcome {
 	answer := func() handlers.Outcome {
-		body, je := x.r.tasks.Answer(x.c.ctx, method, id, x.owner())
-		if je != nil {
-			return handlers.Failed(je)
-		}
-		return handlers.Answer(body)
+		body, err := x.r.tasks.Answer(x.c.ctx, method, id, x.owner())
+		return handlers.Outcome{Result: body, Err: err}
 	}
 	if method != mcp.MethodTasksResult {
 		return answer()

@@ -116,9 +116,10 @@ func Relate(params []byte, id string) []byte {
 }
 
 // Answer answers tasks/get, tasks/result and tasks/cancel of revision
-// 2025-11-25 for owner's task id. tasks/result waits, under ctx, for the
-// task to end. A cancel of a task that ended is refused.
-func (tt *Table) Answer(ctx context.Context, method, id, owner string) (json.RawMessage, *jsonrpc.Error) {
+// 2025-11-25 for owner's task id: the answer's result, or its error (a
+// *jsonrpc.Error). tasks/result waits, under ctx, for the task to end. A
+// cancel of a task that ended is refused.
+func (tt *Table) Answer(ctx context.Context, method, id, owner string) (json.RawMessage, error) {
 	var (
 		s       *State
 		refused *refusal.Error
@@ -131,7 +132,11 @@ func (tt *Table) Answer(ctx context.Context, method, id, owner string) (json.Raw
 		}
 	case mcp.MethodTasksResult:
 		if s, refused = tt.Wait(ctx, id, owner); refused == nil {
-			return s.Payload()
+			body, je := s.Payload()
+			if je != nil {
+				return nil, je
+			}
+			return body, nil
 		}
 	default:
 		s, refused = tt.Get(id, owner)

@@ -3,6 +3,7 @@ package task
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -104,8 +105,12 @@ func TestStartAndAnswerInASession(t *testing.T) {
 	if je != nil || !strings.Contains(string(body), `"status":"failed"`) {
 		t.Errorf("tasks/get: %s %v; want failed, as a result with isError fails the task", body, je)
 	}
-	if _, je := b.Answer(context.Background(), mcp.MethodTasksCancel, created.ID, "s:1"); je == nil || je.Code != jsonrpc.CodeInvalidParams {
-		t.Errorf("cancel of a task that ended: %v", je)
+	var je2 *jsonrpc.Error
+	if _, err := b.Answer(context.Background(), mcp.MethodTasksCancel, created.ID, "s:1"); !errors.As(err, &je2) || je2.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("cancel of a task that ended: %v", err)
+	}
+	if _, err := b.Answer(context.Background(), mcp.MethodTasksGet, "nope", "s:1"); !errors.As(err, &je2) || je2.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("an unknown task: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()
