@@ -39,9 +39,6 @@ const (
 	EndError    = session.EndError    // the session could not go on (its shared state was lost)
 )
 
-// endSession ends a session for every node; OnTerminate runs here once.
-func (r *Router) endSession(s *session.Session, reason string) error { return r.cluster.End(s, reason) }
-
 // onMessage handles what other nodes (and this one) publish.
 func (r *Router) onMessage(m *backplane.Message) {
 	switch m.Kind {

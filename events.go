@@ -14,11 +14,9 @@ import (
 )
 
 // OnEvent sets what a session does with an application event: Publish,
-// on any node, runs f for every session subscribed to the topic
-// (Session.Subscribe), once, on the node where the session's GET stream
-// is open (with the in-process backplane: here, stream or not). f runs on
-// its own goroutine; it may notify the client (Session.Notify) and
-// change the session's data.
+// on any node, runs f on its own goroutine for every session subscribed
+// to the topic (Session.Subscribe), once, on the node where its GET
+// stream is open. f may notify the client and change the session's data.
 func OnEvent(f func(s *Session, topic string, data json.RawMessage)) RouterOption {
 	return routerOption(func(r *Router) { r.onEvent = f })
 }
@@ -67,10 +65,9 @@ func (s *Session) Notify(method string, params any) error {
 	return nil
 }
 
-// OnSubscribe runs on resources/subscribe, once connect and the
-// resource's visibility allowed it: it may start an upstream watcher, or
-// refuse with an error, whose message the client gets (code -32602; a
-// *jsonrpc.Error is sent as it is).
+// OnSubscribe runs on resources/subscribe the caller may make: it may
+// start an upstream watcher, or refuse with an error, whose message the
+// client gets (code -32602; a *jsonrpc.Error is sent as it is).
 func OnSubscribe(f func(c *Context, uri string) error) RouterOption {
 	return routerOption(func(r *Router) { r.onSubscribe = f })
 }
@@ -108,10 +105,8 @@ func (r *Router) unsubscribed(s *session.Session, uri string) {
 }
 
 // TimeLimit bounds how long the work of a NoReply may run: past d its
-// Stream's context ends and the client is answered at once, a tool with
-// an error result the model reads, a prompt or resource with a JSON-RPC
-// error saying so. Default: no limit of its own (a task's TTL still
-// bounds a task).
+// Stream's context ends and the client is told at once (a tool with an
+// error result, a prompt or resource with a JSON-RPC error). Default: none.
 func TimeLimit(d time.Duration) DeclOption {
 	return declOption(func(decl *declaration) { decl.timeLimit = d })
 }

@@ -331,27 +331,21 @@ func (x *exchange) ResourceSources() []handlers.ResourceSource {
 }
 
 // list runs a template's List handler for one page.
-func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, next string, err error) {
-	req := *x.c.req
+func (x *exchange) list(d *declaration, cursor string) ([]mcp.Resource, string, error) {
+	req, c := *x.c.req, *x.c
 	req.cursor = cursor
-	c := *x.c
 	c.req, c.next, c.hasNext = &req, "", false
 	res := safely(func() Result { return d.list(nil, &req, &c) })
-	if res.kind == resultNoReply {
-		res = Error(fmt.Errorf("List handlers answer with Reply, not NoReply"))
-	}
-	if res.kind == resultError {
-		var je *jsonrpc.Error
-		if errors.As(res.err, &je) {
-			return nil, "", je
-		}
+	page, ok := res.value.([]mcp.Resource)
+	var je *jsonrpc.Error
+	switch {
+	case res.kind == resultError && errors.As(res.err, &je):
+		return nil, "", je
+	case res.kind == resultError:
 		return nil, "", x.internal(fmt.Errorf("list %q: %w", d.name, res.err))
-	}
-	switch v := res.value.(type) {
-	case []mcp.Resource:
-		page = v
-	case nil:
-	default:
+	case res.kind == resultNoReply:
+		return nil, "", x.internal(fmt.Errorf("list %q: List handlers answer with Reply, not NoReply", d.name))
+	case !ok && res.value != nil:
 		return nil, "", x.internal(fmt.Errorf("list %q: replied %T; want []mcp.Resource", d.name, res.value))
 	}
 	return page, c.next, nil

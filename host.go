@@ -61,7 +61,7 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 	if r.onStart != nil {
 		if err := r.onStart(c, &Session{s: s}); err != nil {
 			r.report(c.ctx, fmt.Errorf("session start: %w", err), nil)
-			_ = r.endSession(s, EndError)
+			_ = r.cluster.End(s, EndError)
 			return nil, err
 		}
 	}
