@@ -32,13 +32,7 @@ const (
 // *Context, and its grant what sessions and listeners keep.
 type host struct{ r *Router }
 
-func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (*Context, bool) {
-	return h.r.runConnect(w, req, id)
-}
-
 func (host) Principal(c *Context) string { return c.grant.principal }
-
-func (host) Holder(c *Context) string { return c.holder() }
 
 func (host) Grant(c *Context) any { return c.grant }
 
@@ -72,8 +66,15 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
 }
 
+// CheckParamHeaders verifies the Mcp-Param-* headers of a tool whose
+// params are mirrored into headers (x-mcp-header): each present value
+// must be sent, and match.
 func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args json.RawMessage) *jsonrpc.Error {
-	return h.r.checkParamHeaders(hd, c.grant, tool, args)
+	d := h.r.catalog.Load().ByTool[tool]
+	if d == nil || len(d.headers) == 0 || !c.grant.allowsTool(tool) {
+		return nil
+	}
+	return modern.CheckParams(hd, d.headers, args)
 }
 
 func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
@@ -81,10 +82,10 @@ func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, c
 	h.r.tasks.ServeHTTP(w, m, p, x.owner(), x.tasksDeclared(), x.decorate)
 }
 
-// holder names who a request counts against (transport.CallerKey): its
+// Holder names who a request counts against (transport.CallerKey): its
 // principal, or its client address, which the Echo's IPExtractor
 // decides when the router is mounted on an Echo that sets one.
-func (c *Context) holder() string {
+func (host) Holder(c *Context) string {
 	ip := c.http.RemoteAddr
 	if c.echo != nil && c.echo.Echo().IPExtractor != nil {
 		ip = c.echo.RealIP()
@@ -92,8 +93,9 @@ func (c *Context) holder() string {
 	return transport.CallerKey(c.grant.principal, ip)
 }
 
-// runConnect runs the connect function; on refusal it writes the answer.
-func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+// Connect runs the connect function; on refusal it writes the answer.
+func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+	r := h.r
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
 	// The grant is its own allocation: sessions and listeners keep it long
 	// after the request, and must not keep the request with it.
@@ -104,11 +106,7 @@ func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc
 		c.grant.principal, c.grant.caller = p.ID, p
 	}
 	if r.connect != nil {
-		var err error
-		if perr := guard.Run(func() { err = r.connect(c) }); perr != nil {
-			err = perr
-		}
-		if err != nil {
+		if err := guard.Err(func() error { return r.connect(c) }); err != nil {
 			r.refuse(w, req, id, err)
 			return nil, false
 		}

@@ -33,6 +33,15 @@ func Run(f func()) (err error) {
 	return nil
 }
 
+// Err runs f and returns its error, or the panic it raised as a
+// *PanicError.
+func Err(f func() error) (err error) {
+	if perr := Run(func() { err = f() }); perr != nil {
+		return perr
+	}
+	return err
+}
+
 // Within runs f on its own goroutine with a context that ends after d, and
 // returns f's result with true; or, when d passes first, the zero R and
 // false at once, leaving f to notice its context and end. When ctx ends

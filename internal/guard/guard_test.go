@@ -62,3 +62,17 @@ func TestWithin(t *testing.T) {
 		t.Errorf("the caller's cancellation: %v %v", got, ok)
 	}
 }
+
+func TestErr(t *testing.T) {
+	want := errors.New("refused")
+	if err := Err(func() error { return want }); err != want {
+		t.Errorf("an error: %v", err)
+	}
+	var pe *PanicError
+	if err := Err(func() error { panic("boom") }); !errors.As(err, &pe) {
+		t.Errorf("a panic: %v", err)
+	}
+	if err := Err(func() error { return nil }); err != nil {
+		t.Errorf("no error: %v", err)
+	}
+}
