@@ -3,7 +3,6 @@ package specter
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -26,9 +25,7 @@ func OnEvent(f func(s *Session, topic string, data json.RawMessage)) RouterOptio
 func (r *Router) Publish(topic string, data any) error {
 	raw, err := json.Marshal(data)
 	if err == nil {
-		ctx, cancel := r.streams.Context()
-		defer cancel()
-		err = r.bp.Publish(ctx, &backplane.Message{Kind: backplane.KindTopic, URI: topic, Data: raw})
+		err = r.cluster.Publish(topic, raw)
 	}
 	if err != nil {
 		return fmt.Errorf("specter: publish on %q: %w", topic, err)
@@ -76,25 +73,6 @@ func OnSubscribe(f func(c *Context, uri string) error) RouterOption {
 // left when the session ends, to stop what OnSubscribe started.
 func OnUnsubscribe(f func(s *Session, uri string)) RouterOption {
 	return routerOption(func(r *Router) { r.onUnsub = f })
-}
-
-// subscribeHook runs OnSubscribe or OnUnsubscribe for x's caller; only
-// OnSubscribe may refuse.
-func (x *exchange) subscribeHook(uri string, on bool) error {
-	var err error
-	if perr := guard.Run(func() {
-		if on && x.r.onSubscribe != nil {
-			err = x.r.onSubscribe(x.c, uri)
-		} else if !on {
-			x.r.unsubscribed(x.sess, uri)
-		}
-	}); perr != nil {
-		err = x.internal(perr)
-	}
-	if je := (*jsonrpc.Error)(nil); err != nil && !errors.As(err, &je) {
-		return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Subscription refused: %s", err)
-	}
-	return err
 }
 
 // unsubscribed runs OnUnsubscribe, if set.

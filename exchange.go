@@ -232,8 +232,8 @@ func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 		te *ToolError
 		ve *params.ValidationError
 		je *jsonrpc.Error
+		ce *CapabilityError
 	)
-	var ce *CapabilityError
 	switch {
 	case x.modern() && errors.Is(err, ErrInputRequired):
 		return x.inputRequired(d)
@@ -378,7 +378,20 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 			return ResourceNotFound(uri)
 		}
 	}
-	if err := x.subscribeHook(uri, on); err != nil {
+	var err error // OnSubscribe may refuse; OnUnsubscribe may not
+	if perr := guard.Run(func() {
+		if on && x.r.onSubscribe != nil {
+			err = x.r.onSubscribe(x.c, uri)
+		} else if !on {
+			x.r.unsubscribed(x.sess, uri)
+		}
+	}); perr != nil {
+		return x.internal(perr)
+	}
+	if je := (*jsonrpc.Error)(nil); err != nil && !errors.As(err, &je) {
+		err = jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Subscription refused: %s", err)
+	}
+	if err != nil {
 		return err
 	}
 	if err := x.sess.Subscribe(uri, on); err != nil {

@@ -182,6 +182,14 @@ func (c *Sessions) Followers(topic string) []*session.Session {
 	return out
 }
 
+// Publish sends an application event, data on topic, to every node
+// (see Followers).
+func (c *Sessions) Publish(topic string, data []byte) error {
+	ctx, cancel := c.cfg.Streams.Context()
+	defer cancel()
+	return c.cfg.Backplane.Publish(ctx, &backplane.Message{Kind: backplane.KindTopic, URI: topic, Data: data})
+}
+
 // Reaches reports whether notification m is for principal's streams: a
 // targeted one reaches only its principal's.
 func Reaches(m *backplane.Message, principal string) bool {

@@ -223,3 +223,22 @@ func TestShutdown(t *testing.T) {
 		t.Fatalf("shared: the record went: %v", err)
 	}
 }
+
+func TestPublishReachesEveryNode(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var ended []string
+	c, _ := node(t, bp, false, &ended)
+	got := make(chan *backplane.Message, 1)
+	stop, err := bp.Subscribe(func(m *backplane.Message) { got <- m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := c.Publish("orders", []byte(`{"id":7}`)); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-got; m.Kind != backplane.KindTopic || m.URI != "orders" || string(m.Data) != `{"id":7}` {
+		t.Fatalf("published %+v", m)
+	}
+}
