@@ -296,11 +296,11 @@ func TestConcurrentRequests(t *testing.T) {
 		got <- struct{}{}
 	}, direct.Config{})
 	for i := range 20 {
-		_ = conn.Send(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"ping","params":{%s}}`, i, meta))
+		_ = conn.Send(fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{%s}}`, i, meta))
 	}
 	_ = conn.Close(context.Background())
 	if len(got) != 20 {
-		t.Errorf("%d answers to 20 pings", len(got))
+		t.Errorf("%d answers to 20 requests", len(got))
 	}
 	if overlap {
 		t.Error("out was called concurrently")
