@@ -1,12 +1,14 @@
 // Command server is the conformance fixture: the MCP server the official
 // conformance suite expects (tools, prompts and resources named test_*),
 // built with Specter. It serves on $SPECTER_ADDR (default 127.0.0.1:3001)
-// at /mcp.
+// at /mcp, or, with -stdio, over stdin and stdout (-content-length for
+// LSP-style frames), logging to stderr.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"log"
 	"net/http"
 	"os"
@@ -18,14 +20,22 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
+	"github.com/specter-mcp/specter/stdio"
 )
 
 func main() {
+	onStdio := flag.Bool("stdio", false, "serve over stdin and stdout instead of HTTP")
+	framed := flag.Bool("content-length", false, "with -stdio, frame messages with Content-Length headers")
+	flag.Parse()
 	addr := os.Getenv("SPECTER_ADDR")
 	if addr == "" {
 		addr = "127.0.0.1:3001"
 	}
-	logger := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.WarnLevel)
+	level := zerolog.WarnLevel
+	if *onStdio {
+		level = zerolog.DebugLevel // stderr is the operator's: say what happens
+	}
+	logger := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(level)
 	opts := []specter.RouterOption{specter.Logger(logger)}
 	if url := os.Getenv("REDIS_URL"); url != "" {
 		// Several fixture processes on one Redis are one server.
@@ -41,12 +51,30 @@ func main() {
 		log.Printf("sessions are shared through Redis")
 	}
 	r := fixture.New(opts...)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", r.Handler())
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *onStdio {
+		srv := &stdio.Server{Handler: r, Log: logger}
+		if *framed {
+			srv.Framing = stdio.ContentLength
+		}
+		logger.Info().Int("pid", os.Getpid()).Msg("conformance fixture serving on stdio")
+		if err := srv.Run(ctx); err != nil {
+			logger.Error().Err(err).Msg("stdio")
+			os.Exit(1)
+		}
+		if ctx.Err() != nil {
+			logger.Info().Msg("signal; exiting")
+		} else {
+			logger.Info().Msg("stdin closed; exiting")
+		}
+		return
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", r.Handler())
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
