@@ -35,7 +35,7 @@ func TestStdioTypeScriptSDK(t *testing.T) {
 		t.Fatalf("the client failed: %v\n%s\n%s", err, out, &stderr)
 	}
 	var r struct {
-		Error          string           `json:"error"`
+		Error          string `json:"error"`
 		Server         struct{ Name string }
 		Tools          []string         `json:"tools"`
 		Simple         string           `json:"simple"`
