@@ -132,6 +132,9 @@ func (c *Conn) Send(msg []byte) error {
 		}
 		return nil
 	}
+	// A client that skipped notifications/initialized still gets what
+	// the server sends between requests.
+	c.listenLocked(sid)
 	// Requests (or a body that does not parse, which the server refuses).
 	ctx, cancel := context.WithCancel(c.ctx)
 	var id jsonrpc.ID
@@ -213,13 +216,17 @@ func (c *Conn) initialize(m *jsonrpc.Message, msg []byte, old string) {
 // sends between requests, once per session.
 func (c *Conn) listen(sid string) {
 	c.mu.Lock()
-	if c.listened || c.session != sid || c.closed {
-		c.mu.Unlock()
+	defer c.mu.Unlock()
+	c.listenLocked(sid)
+}
+
+// listenLocked is listen with c.mu held.
+func (c *Conn) listenLocked(sid string) {
+	if sid == "" || c.listened || c.session != sid || c.closed {
 		return
 	}
 	c.listened = true
 	c.streams.Add(1)
-	c.mu.Unlock()
 	go func() {
 		defer c.streams.Done()
 		c.get(c.ctx, sid, "")

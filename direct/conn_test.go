@@ -139,6 +139,25 @@ func TestSession(t *testing.T) {
 	}
 }
 
+// A client that never sends notifications/initialized still gets the
+// notifications the server sends between requests.
+func TestSessionWithoutInitialized(t *testing.T) {
+	r := newFixture()
+	shutdown(t, r)
+	c := open(t, r, direct.Config{})
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.next()
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"test_simple_text"}}`)
+	if res := c.next(); res.ID != "2" {
+		t.Fatalf("tools/call answered %s", res.Raw)
+	}
+	waitFor(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
+	r.NotifyPromptsChanged()
+	if n := c.next(); n.Method != "notifications/prompts/list_changed" {
+		t.Fatalf("want prompts/list_changed, got %s", n.Raw)
+	}
+}
+
 func TestModern(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
