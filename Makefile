@@ -13,7 +13,8 @@ FUZZ := \
 	./internal/seal:FuzzOpen \
 	./internal/uripattern:FuzzMatch \
 	./internal/modern:FuzzDecodeHeader \
-	./internal/modern:FuzzSameNumber
+	./internal/modern:FuzzSameNumber \
+	./stdio:FuzzRead
 
 # How long each fuzz target runs.
 FUZZTIME ?= 10s
