@@ -100,18 +100,18 @@ func (c *Conn) emit(msg []byte) {
 // not parse is answered with a JSON-RPC parse or invalid-request error,
 // as over HTTP. Send fails only after Close.
 func (c *Conn) Send(msg []byte) error {
-	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return ErrClosed
-	}
-	sid := c.session
 	msgs, _, perr := jsonrpc.Parse(msg)
 	one := len(msgs) == 1 && perr == nil
 	var m *jsonrpc.Message
 	if one {
 		m = msgs[0]
 	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	sid := c.session
 	switch {
 	case perr == nil && !hasRequest(msgs), one && m.Method == mcp.MethodInitialize:
 		// Served in line (counted as work so that Close waits for it).
