@@ -2,6 +2,7 @@ package integration
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -152,5 +153,29 @@ func TestStdioSideBySide(t *testing.T) {
 		if !p.cmd.ProcessState.Success() || !exitedOnEOF(p.stderr.String()) {
 			t.Errorf("exit: %v; stderr:\n%s", p.cmd.ProcessState, p.stderr)
 		}
+	}
+}
+
+// With -content-length the fixture reads and writes LSP-style frames.
+func TestStdioContentLengthProcess(t *testing.T) {
+	p := startStdioFixture(t, "-content-length")
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text",` + stdioMeta + `}}`
+	if _, err := fmt.Fprintf(p.stdin, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
+		t.Fatal(err)
+	}
+	// A frame ends with no line end: read stdout to its end, which comes
+	// once the server has answered and exited.
+	_ = p.stdin.Close()
+	var frame []byte
+	for l := range p.lines {
+		frame = append(frame, l...)
+	}
+	head, msg, ok := bytes.Cut(frame, []byte("\r\n\r\n"))
+	if !ok || string(head) != fmt.Sprintf("Content-Length: %d", len(msg)) {
+		t.Fatalf("frame %q", frame)
+	}
+	m, err := msgtest.Decode(msg)
+	if err != nil || m.ID != "1" || m.Text() != "This is a simple text response for testing." {
+		t.Fatalf("frame body %q: %v", msg, err)
 	}
 }
