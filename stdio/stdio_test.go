@@ -170,30 +170,38 @@ func TestContentLength(t *testing.T) {
 }
 
 // When stdin closes while a tool runs, the server gives it the drain and
-// then cancels it; nothing is left running (goleak checks the rest).
+// then cancels it; nothing is left running (goleak checks the rest), in
+// either era.
 func TestEOFWhileRunning(t *testing.T) {
-	r := newFixture()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- (&stdio.Server{Handler: r, Drain: 200 * time.Millisecond}).Serve(context.Background(), inR, outW)
-	}()
-	go io.Copy(io.Discard, outR)
-	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60},`+meta+"}}\n")
-	time.Sleep(50 * time.Millisecond)
-	inW.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve still running 10s after stdin closed, with a 200ms drain")
-	}
-	outW.Close()
-	if r.Sessions() != 0 || r.Listeners() != 0 {
-		t.Errorf("after Serve: %d sessions, %d listeners", r.Sessions(), r.Listeners())
+	for _, era := range []struct{ name, lines string }{
+		{"2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60},` + meta + "}}\n"},
+		{"session", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60}}}` + "\n"},
+	} {
+		t.Run(era.name, func(t *testing.T) {
+			r := newFixture()
+			inR, inW := io.Pipe()
+			outR, outW := io.Pipe()
+			done := make(chan error, 1)
+			go func() { done <- (&stdio.Server{Handler: r, Drain: 200 * time.Millisecond}).Serve(context.Background(), inR, outW) }()
+			go io.Copy(io.Discard, outR)
+			_, _ = io.WriteString(inW, era.lines)
+			time.Sleep(50 * time.Millisecond)
+			inW.Close()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Serve still running 10s after stdin closed, with a 200ms drain")
+			}
+			outW.Close()
+			if r.Sessions() != 0 || r.Listeners() != 0 || r.StreamsAttached() != 0 {
+				t.Errorf("after Serve: %d sessions, %d listeners, %d streams", r.Sessions(), r.Listeners(), r.StreamsAttached())
+			}
+		})
 	}
 }
 
@@ -208,5 +216,32 @@ func TestBrokenOutput(t *testing.T) {
 	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping","params":{`+meta+"}}\n")
 	if err := <-done; !errors.Is(err, io.ErrClosedPipe) {
 		t.Fatalf("Serve = %v, want the write error", err)
+	}
+}
+
+// The end of ctx (a signal) ends the serving as the end of stdin does:
+// an idle server returns at once.
+func TestContextEnd(t *testing.T) {
+	r := newFixture()
+	inR, inW := io.Pipe()
+	defer inW.Close() // ends the read Serve left behind
+	outR, outW := io.Pipe()
+	go io.Copy(io.Discard, outR)
+	defer outW.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- (&stdio.Server{Handler: r}).Serve(ctx, inR, outW) }()
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+"}}\n")
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve still running 10s after its context ended")
+	}
+	if err := (&stdio.Server{Handler: newFixture()}).Serve(ctx, strings.NewReader(""), io.Discard); err != nil {
+		t.Errorf("Serve with a context already done: %v", err)
 	}
 }
