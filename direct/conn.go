@@ -63,8 +63,9 @@ type Conn struct {
 	listened bool                          // the session's GET stream was opened
 	inflight map[string]context.CancelFunc // requests outside a session, by id
 
-	work    sync.WaitGroup // requests that do work, which Close lets finish
-	streams sync.WaitGroup // listen and GET streams, which Close ends at once
+	work    int            // requests that do work, which Close lets finish
+	drained chan struct{}  // closed when work drops to 0 once Close waits
+	wg      sync.WaitGroup // every goroutine of the connection
 }
 
 // Open connects to the MCP server h. Every message the server sends the
@@ -115,9 +116,9 @@ func (c *Conn) Send(msg []byte) error {
 	switch {
 	case perr == nil && !hasRequest(msgs), one && m.Method == mcp.MethodInitialize:
 		// Served in line (counted as work so that Close waits for it).
-		c.work.Add(1)
+		c.work++
 		c.mu.Unlock()
-		defer c.work.Done()
+		defer c.endWork()
 		if one && m.Method == mcp.MethodInitialize {
 			c.initialize(m, msg, sid)
 			return nil
@@ -141,11 +142,8 @@ func (c *Conn) Send(msg []byte) error {
 	if one {
 		id = m.ID
 	}
-	stream := one && m.Method == mcp.MethodSubscriptionsListen
-	wg := &c.work
-	if stream {
-		wg = &c.streams
-	}
+	// A listen stream is no work to drain: Close ends it at once.
+	work := !(one && m.Method == mcp.MethodSubscriptionsListen)
 	key := ""
 	if one && sid == "" {
 		key = id.Key()
@@ -155,11 +153,17 @@ func (c *Conn) Send(msg []byte) error {
 			c.inflight[key] = cancel
 		}
 	}
-	wg.Add(1)
+	if work {
+		c.work++
+	}
+	c.wg.Add(1)
 	c.mu.Unlock()
 	go func() {
-		defer wg.Done()
+		defer c.wg.Done()
 		defer cancel()
+		if work {
+			defer c.endWork()
+		}
 		c.post(ctx, msg, sid, id)
 		if key != "" {
 			c.mu.Lock()
@@ -226,9 +230,9 @@ func (c *Conn) listenLocked(sid string) {
 		return
 	}
 	c.listened = true
-	c.streams.Add(1)
+	c.wg.Add(1)
 	go func() {
-		defer c.streams.Done()
+		defer c.wg.Done()
 		c.get(c.ctx, sid, "")
 	}()
 }
@@ -255,10 +259,20 @@ func (c *Conn) Close(ctx context.Context) error {
 		return nil
 	}
 	c.closed = true
+	c.drained = make(chan struct{})
+	if c.work == 0 {
+		close(c.drained)
+	}
 	c.mu.Unlock()
 	var err error
-	if !wait(ctx, &c.work) {
-		err = ctx.Err()
+	select {
+	case <-c.drained: // already: even with ctx done, nothing was cut
+	default:
+		select {
+		case <-c.drained:
+		case <-ctx.Done():
+			err = ctx.Err()
+		}
 	}
 	c.cancel()
 	c.mu.Lock()
@@ -267,20 +281,16 @@ func (c *Conn) Close(ctx context.Context) error {
 	if sid != "" {
 		c.end(sid)
 	}
-	c.work.Wait()
-	c.streams.Wait()
+	c.wg.Wait()
 	return err
 }
 
-// wait waits for wg until ctx ends; it reports whether wg finished.
-func wait(ctx context.Context, wg *sync.WaitGroup) bool {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return true
-	case <-ctx.Done():
-		return false
+// endWork ends a request that Close lets finish, counted in c.work.
+func (c *Conn) endWork() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.work--; c.work == 0 && c.drained != nil {
+		close(c.drained)
 	}
 }
 

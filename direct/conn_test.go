@@ -268,6 +268,68 @@ func TestConnectWithoutHTTP(t *testing.T) {
 	}
 }
 
+// On the 2026-07-28 wire, list-changed notifications come on a
+// subscriptions/listen stream, which notifications/cancelled ends, and
+// which does not hold Close for the drain.
+func TestModernListen(t *testing.T) {
+	r := newFixture()
+	shutdown(t, r)
+	c := open(t, r, direct.Config{})
+	c.send(`{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`)
+	if ack := c.next(); ack.Method != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("want the acknowledgement, got %s", ack.Raw)
+	}
+	r.NotifyToolsChanged()
+	if n := c.next(); n.Method != "notifications/tools/list_changed" {
+		t.Fatalf("want tools/list_changed, got %s", n.Raw)
+	}
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l",` + meta + `}}`)
+	waitFor(t, "the listen stream to end", func() bool { return r.Listeners() == 0 })
+	r.NotifyToolsChanged()
+	c.quiet(50 * time.Millisecond)
+
+	// A listen stream open at Close is no work to drain: it ends at once.
+	c.send(`{"jsonrpc":"2.0","id":"m","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` + meta + `}}`)
+	c.next()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // no drain at all
+	if err := c.conn.Close(ctx); err != nil {
+		t.Fatalf("Close counted the listen stream as work: %v", err)
+	}
+	if r.Listeners() != 0 {
+		t.Errorf("%d listeners after Close", r.Listeners())
+	}
+}
+
+// In a session, notifications/cancelled cancels the request's work.
+func TestSessionCancel(t *testing.T) {
+	r := newFixture()
+	shutdown(t, r)
+	c := open(t, r, direct.Config{})
+	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	c.next()
+	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60}}}`)
+	time.Sleep(50 * time.Millisecond)
+	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.conn.Close(ctx); err != nil {
+		t.Fatalf("Close waited for cancelled work: %v", err)
+	}
+	for {
+		select {
+		case m := <-c.in:
+			if m.ID == "2" && m.Error == nil {
+				t.Fatalf("the cancelled call answered %s", m.Raw)
+			}
+			continue
+		default:
+		}
+		break
+	}
+}
+
 // Close lets running work finish within its context, and cancels it
 // after.
 func TestCloseDrains(t *testing.T) {

@@ -154,6 +154,9 @@ func (r *response) finish() {
 // that is not JSON-RPC (a page of some middleware) becomes an internal
 // error, so that nothing but JSON-RPC reaches the client.
 func (r *response) answer(body []byte) {
+	if string(body) == "[]" {
+		return // no answer: a cancelled request's (HTTP sends it an empty array)
+	}
 	if r.status < 300 && json.Valid(body) {
 		r.send(body)
 		return
