@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -95,7 +94,7 @@ func testStdioGoSDK(t *testing.T, version string) {
 	if res, err = cs.CallTool(c, p); err != nil || sdkText(t, res.Content) != `"`+sdkProgressToken+`"` {
 		t.Fatalf("test_tool_with_progress: %v %s", err, mustJSON(res))
 	}
-	waitUntil(t, "3 progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) >= 3 })
+	eventually(t, "3 progress notifications arrived", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) >= 3 })
 	mu.Lock()
 	for i, want := range []float64{0, 50, 100} {
 		if n := progress[i]; n.ProgressToken != sdkProgressToken || n.Progress != want || n.Total != 100 {
@@ -130,17 +129,5 @@ func testStdioGoSDK(t *testing.T, version string) {
 	}
 	if strings.Contains(stderr.String(), `"level":"error"`) {
 		t.Errorf("the fixture logged errors:\n%s", stderr)
-	}
-}
-
-// waitUntil polls cond for up to five seconds.
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
