@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -177,5 +178,25 @@ func TestStdioContentLengthProcess(t *testing.T) {
 	m, err := msgtest.Decode(msg)
 	if err != nil || m.ID != "1" || m.Text() != "This is a simple text response for testing." {
 		t.Fatalf("frame body %q: %v", msg, err)
+	}
+}
+
+// SIGTERM while a tool runs ends the process as the end of stdin does:
+// within the drain, with status 0.
+func TestStdioSIGTERMWhileRunning(t *testing.T) {
+	p := startStdioFixture(t)
+	p.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60},` + stdioMeta + `}}`)
+	p.send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{` + stdioMeta + `}}`)
+	p.until("2")
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+		t.Fatalf("still running 2s after SIGTERM; stderr:\n%s", p.stderr)
+	}
+	if !p.cmd.ProcessState.Success() || !strings.Contains(p.stderr.String(), "signal; exiting") {
+		t.Errorf("exit: %v; stderr:\n%s", p.cmd.ProcessState, p.stderr)
 	}
 }
