@@ -13,6 +13,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/direct"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
@@ -77,7 +78,7 @@ func (c *client) quiet(d time.Duration) {
 const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}`
 
 func newFixture() *specter.Router {
-	return fixture.New(specter.Logger(msgtest.Quiet()))
+	return fixture.New(specter.Logger(zerolog.Nop()))
 }
 
 func shutdown(t *testing.T, r *specter.Router) {

@@ -4,16 +4,16 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/direct"
-	"github.com/specter-mcp/specter/internal/msgtest"
 	"github.com/specter-mcp/specter/params"
 )
 
 // An app with a transport of its own hands each message it reads to the
 // connection, and writes what comes out of out back to its peer.
 func Example() {
-	r := specter.NewRouter("greeter", "1.0", specter.Logger(msgtest.Quiet()))
+	r := specter.NewRouter("greeter", "1.0", specter.Logger(zerolog.Nop()))
 	r.Tool("greet", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply("Hello, " + p.String("name") + "!")
 	}, specter.Description("Greets someone"), params.String("name", params.Required()))

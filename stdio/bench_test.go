@@ -7,8 +7,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter"
-	"github.com/specter-mcp/specter/internal/msgtest"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/stdio"
 )
@@ -17,7 +17,7 @@ import (
 // written to the server's stdin until its answer's line is read off its
 // stdout, in a session and on the 2026-07-28 wire.
 func BenchmarkToolsCall(b *testing.B) {
-	r := specter.NewRouter("bench", "1.0", specter.Logger(msgtest.Quiet()))
+	r := specter.NewRouter("bench", "1.0", specter.Logger(zerolog.Nop()))
 	r.Tool("echo", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply(p.String("text"))
 	}, specter.Description("Echoes its text"), params.String("text", params.Required()))

@@ -5,8 +5,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter"
-	"github.com/specter-mcp/specter/internal/msgtest"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/stdio"
 )
@@ -15,7 +15,7 @@ import (
 // Here the input is a string; in a real server, Run serves the process's
 // stdin and stdout.
 func Example() {
-	r := specter.NewRouter("greeter", "1.0", specter.Logger(msgtest.Quiet()))
+	r := specter.NewRouter("greeter", "1.0", specter.Logger(zerolog.Nop()))
 	r.Tool("greet", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply("Hello, " + p.String("name") + "!")
 	}, specter.Description("Greets someone"), params.String("name", params.Required()))

@@ -14,6 +14,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
 	"github.com/specter-mcp/specter/internal/msgtest"
@@ -96,7 +97,7 @@ func (p *pipes) frame() msgtest.Message {
 	return m
 }
 
-func newFixture() *specter.Router { return fixture.New(specter.Logger(msgtest.Quiet())) }
+func newFixture() *specter.Router { return fixture.New(specter.Logger(zerolog.Nop())) }
 
 func TestLines(t *testing.T) {
 	p := serve(t, &stdio.Server{Handler: newFixture(), MaxMessageBytes: 1 << 10})
@@ -184,7 +185,9 @@ func TestEOFWhileRunning(t *testing.T) {
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			done := make(chan error, 1)
-			go func() { done <- (&stdio.Server{Handler: r, Drain: 200 * time.Millisecond}).Serve(context.Background(), inR, outW) }()
+			go func() {
+				done <- (&stdio.Server{Handler: r, Drain: 200 * time.Millisecond}).Serve(context.Background(), inR, outW)
+			}()
 			go io.Copy(io.Discard, outR)
 			_, _ = io.WriteString(inW, era.lines)
 			time.Sleep(50 * time.Millisecond)

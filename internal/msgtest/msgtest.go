@@ -8,8 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/rs/zerolog"
 )
 
 // Message is one JSON-RPC message the server sent.
@@ -70,6 +68,3 @@ func (m Message) Text() string {
 	s, _ := item["text"].(string)
 	return s
 }
-
-// Quiet is a logger that writes nothing, for routers under test.
-func Quiet() zerolog.Logger { return zerolog.Nop() }
