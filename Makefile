@@ -8,13 +8,13 @@ FUZZ := \
 	./jsonrpc:FuzzParse \
 	./internal/jsonscan:FuzzMembers \
 	./sse:FuzzAppendEvent \
+	./stdio:FuzzRead \
 	./mcptest:FuzzEventReader \
 	./params:FuzzValidate \
 	./internal/seal:FuzzOpen \
 	./internal/uripattern:FuzzMatch \
 	./internal/modern:FuzzDecodeHeader \
-	./internal/modern:FuzzSameNumber \
-	./stdio:FuzzRead
+	./internal/modern:FuzzSameNumber
 
 # How long each fuzz target runs.
 FUZZTIME ?= 10s
