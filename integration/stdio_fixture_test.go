@@ -2,7 +2,6 @@ package integration
 
 import (
 	"bufio"
-	"bytes"
 	"io"
 	"os"
 	"os/exec"
@@ -62,7 +61,7 @@ type stdioProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	lines  chan []byte // stdout, one line each; closed at EOF
-	stderr *syncBuffer
+	stderr *lockedBuffer
 	exited chan struct{}
 	start  time.Time
 }
@@ -70,7 +69,7 @@ type stdioProc struct {
 func startStdioFixture(t *testing.T, args ...string) *stdioProc {
 	t.Helper()
 	cmd := exec.Command(stdioFixtureBin(t), append([]string{"-stdio"}, args...)...)
-	p := &stdioProc{t: t, cmd: cmd, lines: make(chan []byte, 256), stderr: &syncBuffer{}, exited: make(chan struct{})}
+	p := &stdioProc{t: t, cmd: cmd, lines: make(chan []byte, 256), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -116,24 +115,6 @@ func startStdioFixture(t *testing.T, args ...string) *stdioProc {
 		}
 	})
 	return p
-}
-
-// syncBuffer is a bytes.Buffer a process writes while a test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // exitedOnEOF reports whether the fixture logged that it exited because

@@ -50,7 +50,7 @@ func testStdioGoSDK(t *testing.T, version string) {
 		},
 	})
 	cmd := exec.Command(stdioFixtureBin(t), "-stdio")
-	stderr := &syncBuffer{}
+	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	var opts *sdk.ClientSessionOptions
 	if version != mcp.Version20260728 {

@@ -28,7 +28,7 @@ func TestStdioTypeScriptSDK(t *testing.T) {
 	}
 	bin := stdioFixtureBin(t)
 	cmd := exec.CommandContext(ctx(t), node, filepath.Join("conformance", "stdio-client.mjs"), bin, "-stdio")
-	var stderr syncBuffer
+	var stderr lockedBuffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
