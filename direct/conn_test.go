@@ -399,3 +399,68 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// A batch is handed over in one Send: in a 2025-03-26 session, which
+// allows batches, every request of it is answered; a later revision's
+// session refuses it, as over HTTP.
+func TestBatch(t *testing.T) {
+	for _, tc := range []struct{ version, want string }{{"2025-03-26", "answered"}, {"2025-11-25", "refused"}} {
+		t.Run(tc.version, func(t *testing.T) {
+			r := newFixture()
+			shutdown(t, r)
+			raw := make(chan []byte, 16)
+			conn := direct.Open(r, func(msg []byte) { raw <- append([]byte(nil), msg...) }, direct.Config{})
+			defer conn.Close(context.Background())
+			next := func() []byte {
+				select {
+				case b := <-raw:
+					return b
+				case <-time.After(10 * time.Second):
+					t.Fatal("no message from the server in 10s")
+					return nil
+				}
+			}
+			send := func(msg string) {
+				if err := conn.Send([]byte(msg)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"` + tc.version + `","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+			if m, err := msgtest.Decode(next()); err != nil || m.ID != "1" || m.Result["protocolVersion"] != tc.version {
+				t.Fatalf("initialize answered %s (%v)", m.Raw, err)
+			}
+			send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+			send(`[{"jsonrpc":"2.0","id":2,"method":"ping"},{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`)
+
+			if tc.want == "refused" {
+				m, err := msgtest.Decode(next())
+				if err != nil || m.Error == nil || m.Error.Code != -32600 || !strings.Contains(m.Error.Message, "batches") {
+					t.Fatalf("a batch in %s answered %s (%v)", tc.version, m.Raw, err)
+				}
+				return
+			}
+			// The answers come as one array, or one message each.
+			seen := map[string]msgtest.Message{}
+			for len(seen) < 2 {
+				b := next()
+				var items []json.RawMessage
+				if json.Unmarshal(b, &items) != nil {
+					items = []json.RawMessage{b}
+				}
+				for _, item := range items {
+					m, err := msgtest.Decode(item)
+					if err != nil || m.Method != "" || m.Error != nil {
+						t.Fatalf("the batch answered %s (%v)", b, err)
+					}
+					seen[m.ID] = m
+				}
+			}
+			if _, ok := seen["2"]; !ok {
+				t.Errorf("no answer to ping: %v", seen)
+			}
+			if tools, _ := seen["3"].Result["tools"].([]any); len(tools) == 0 {
+				t.Errorf("tools/list in the batch answered %s", seen["3"].Raw)
+			}
+		})
+	}
+}
