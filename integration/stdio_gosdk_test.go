@@ -17,9 +17,9 @@ import (
 // CommandTransport, as a desktop client would, in each era it speaks:
 // a 2025-11-25 session (server-to-client requests over the pipe) and
 // 2026-07-28 (server/discover, input_required rounds). It lists the
-// tools, calls one, gets progress, and answers a sampling and an
-// elicitation request; then it closes stdin, and the server exits on
-// its own.
+// tools, calls one, gets progress, and answers a sampling, an
+// elicitation and a roots request; then it closes stdin, and the
+// server exits on its own.
 func TestStdioGoSDK(t *testing.T) {
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 		t.Run(version, func(t *testing.T) { testStdioGoSDK(t, version) })
@@ -49,6 +49,7 @@ func testStdioGoSDK(t *testing.T, version string) {
 			mu.Unlock()
 		},
 	})
+	client.AddRoots(&sdk.Root{URI: "file:///srv/notes", Name: "notes"})
 	cmd := exec.Command(stdioFixtureBin(t), "-stdio")
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
@@ -113,6 +114,12 @@ func testStdioGoSDK(t *testing.T, version string) {
 	res, err = cs.CallTool(c, &sdk.CallToolParams{Name: "test_sampling", Arguments: map[string]any{"prompt": sdkSamplePrompt}})
 	if err != nil || sdkText(t, res.Content) != "LLM response: "+sdkSampleAnswer {
 		t.Fatalf("test_sampling: %v %s", err, mustJSON(res))
+	}
+	// The roots, asked of the client over the pipe or through an
+	// input_required round, which the SDK answers on its own.
+	res, err = cs.CallTool(c, &sdk.CallToolParams{Name: "test_input_required_result_list_roots"})
+	if err != nil || sdkText(t, res.Content) != "The client has 1 root(s)" {
+		t.Fatalf("test_input_required_result_list_roots: %v %s", err, mustJSON(res))
 	}
 	mu.Lock()
 	if elicits != 1 || samples != 1 {
