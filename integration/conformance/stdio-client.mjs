@@ -1,18 +1,18 @@
 // A client of the official TypeScript SDK that starts an MCP server as a
 // subprocess with StdioClientTransport, as desktop clients do, and drives
-// it: list the tools, call one, get progress, answer a sampling and an
-// elicitation request, close. It prints what it saw as one JSON object
-// for the Go test that runs it (integration/stdio_ts_test.go).
+// it: list the tools, call one, get progress, answer a sampling, an
+// elicitation and a roots request, close. It prints what it saw as one
+// JSON object for the Go test that runs it (integration/stdio_ts_test.go).
 //
 //   node stdio-client.mjs <command> [args...]
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 const [command, ...args] = process.argv.slice(2);
 const report = { elicitations: [], samplings: [], progress: [], wireProgress: [] };
 
-const client = new Client({ name: 'specter-stdio-ts', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {} } });
+const client = new Client({ name: 'specter-stdio-ts', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
 client.setRequestHandler(ElicitRequestSchema, async (req) => {
   report.elicitations.push(req.params.message);
   return { action: 'accept', content: { username: 'ts', email: 'ts@example.com' } };
@@ -20,6 +20,11 @@ client.setRequestHandler(ElicitRequestSchema, async (req) => {
 client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
   report.samplings.push(req.params.messages[0].content.text);
   return { role: 'assistant', model: 'ts-model', content: { type: 'text', text: 'Paris' } };
+});
+
+client.setRequestHandler(ListRootsRequestSchema, async () => {
+  report.rootsAsked = (report.rootsAsked ?? 0) + 1;
+  return { roots: [{ uri: 'file:///srv/notes', name: 'notes' }] };
 });
 
 const transport = new StdioClientTransport({ command, args, stderr: 'pipe' });
@@ -53,6 +58,7 @@ try {
   }));
   report.elicitation = text(await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } }));
   report.sampling = text(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Capital of France?' } }));
+  report.roots = text(await client.callTool({ name: 'test_input_required_result_list_roots', arguments: {} }));
 } catch (err) {
   report.error = String(err?.stack ?? err);
 }
