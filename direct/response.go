@@ -72,6 +72,11 @@ func (r *response) Write(b []byte) (int, error) {
 // Flush is a no-op: every event is passed on as soon as it is written.
 func (r *response) Flush() {}
 
+// SetReadDeadline accepts any deadline: the body is in memory, and
+// reading it cannot block. (Without it, http.ResponseController builds
+// a "not supported" error for every body the transport bounds.)
+func (r *response) SetReadDeadline(time.Time) error { return nil }
+
 // parse reads the complete lines of the event stream in buf. The server's
 // event writer ends lines in LF and splits data at CR, so LF is the only
 // line end to look for.
