@@ -63,7 +63,8 @@ const (
 	Lines Framing = iota
 	// ContentLength frames each message with a Content-Length header and
 	// a blank line, as the Language Server Protocol does:
-	// "Content-Length: 42\r\n\r\n{…}". Other headers are ignored.
+	// "Content-Length: 42\r\n\r\n{…}". Other headers are ignored; a
+	// header line longer than 1 KiB is answered with a parse error.
 	ContentLength
 )
 
@@ -213,18 +214,25 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
+// maxHeaderLine bounds a header line of a Content-Length frame, so that
+// a header that never ends cannot take the memory a body would.
+const maxHeaderLine = 1 << 10
+
 // readFrame returns the body of the next Content-Length frame.
 func readFrame(r *bufio.Reader, max int) ([]byte, error) {
 	n, seen := -1, false
 	for {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			if errors.Is(err, io.EOF) && (seen || strings.TrimSpace(line) != "") {
-				return nil, io.ErrUnexpectedEOF
-			}
+		b, err := readLine(r, maxHeaderLine)
+		var bad *badInput
+		switch {
+		case errors.As(err, &bad):
+			return nil, &badInput{reason: "a frame header line longer than " + strconv.Itoa(maxHeaderLine) + " bytes"}
+		case errors.Is(err, io.EOF) && seen:
+			return nil, io.ErrUnexpectedEOF
+		case err != nil:
 			return nil, err
 		}
-		line = strings.TrimRight(line, "\r\n")
+		line := string(b)
 		if line == "" {
 			if !seen {
 				continue // blank lines between frames

@@ -164,6 +164,11 @@ func TestContentLength(t *testing.T) {
 	if m := p.frame(); m.Error == nil || !strings.Contains(m.Error.Message, "larger than") {
 		t.Fatalf("an oversized frame answered %s", m.Raw)
 	}
+	// A header line that goes on and on is cut at its bound.
+	p.write("X-Pad: " + strings.Repeat("x", 4<<10) + "\r\n\r\n")
+	if m := p.frame(); m.Error == nil || m.Error.Code != -32700 || !strings.Contains(m.Error.Message, "header line longer than") {
+		t.Fatalf("an endless header line answered %s", m.Raw)
+	}
 	p.write(frame(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{` + meta + `}}`))
 	if m := p.frame(); m.ID != "3" || m.Error != nil {
 		t.Fatalf("tools/list answered %s", m.Raw)
