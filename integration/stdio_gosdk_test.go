@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"fmt"
 	"os/exec"
 	"slices"
 	"strings"
@@ -17,9 +18,9 @@ import (
 // CommandTransport, as a desktop client would, in each era it speaks:
 // a 2025-11-25 session (server-to-client requests over the pipe) and
 // 2026-07-28 (server/discover, input_required rounds). It lists the
-// tools, calls one, gets progress, and answers a sampling, an
-// elicitation and a roots request; then it closes stdin, and the
-// server exits on its own.
+// tools, calls one, gets progress, log messages and list-changed
+// notifications, and answers a sampling, an elicitation and a roots
+// request; then it closes stdin, and the server exits on its own.
 func TestStdioGoSDK(t *testing.T) {
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 		t.Run(version, func(t *testing.T) { testStdioGoSDK(t, version) })
@@ -29,7 +30,8 @@ func TestStdioGoSDK(t *testing.T) {
 func testStdioGoSDK(t *testing.T, version string) {
 	var mu sync.Mutex
 	var progress []sdk.ProgressNotificationParams
-	var elicits, samples int
+	var elicits, samples, toolsChanged int
+	var logs []string
 	client := sdk.NewClient(&sdk.Implementation{Name: "specter-stdio", Version: "1.0.0"}, &sdk.ClientOptions{
 		ElicitationHandler: func(_ context.Context, req *sdk.ElicitRequest) (*sdk.ElicitResult, error) {
 			mu.Lock()
@@ -42,6 +44,16 @@ func testStdioGoSDK(t *testing.T, version string) {
 			samples++
 			mu.Unlock()
 			return &sdk.CreateMessageResult{Role: "assistant", Model: "stdio-model", Content: &sdk.TextContent{Text: sdkSampleAnswer}}, nil
+		},
+		LoggingMessageHandler: func(_ context.Context, req *sdk.LoggingMessageRequest) {
+			mu.Lock()
+			logs = append(logs, fmt.Sprint(req.Params.Data))
+			mu.Unlock()
+		},
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) {
+			mu.Lock()
+			toolsChanged++
+			mu.Unlock()
 		},
 		ProgressNotificationHandler: func(_ context.Context, req *sdk.ProgressNotificationClientRequest) {
 			mu.Lock()
@@ -115,6 +127,28 @@ func testStdioGoSDK(t *testing.T, version string) {
 	if err != nil || sdkText(t, res.Content) != "LLM response: "+sdkSampleAnswer {
 		t.Fatalf("test_sampling: %v %s", err, mustJSON(res))
 	}
+	// Log messages while a tool runs (on 2026-07-28 the request asks for
+	// them in its _meta), and a tools/list_changed notification between
+	// requests: on the session's stream, or on the subscriptions/listen
+	// stream the SDK opens on 2026-07-28.
+	p = &sdk.CallToolParams{Name: "test_tool_with_logging"}
+	if version == mcp.Version20260728 {
+		p.Meta = sdk.Meta{"io.modelcontextprotocol/logLevel": "info"}
+	}
+	if res, err = cs.CallTool(c, p); err != nil || res.IsError {
+		t.Fatalf("test_tool_with_logging: %v %s", err, mustJSON(res))
+	}
+	eventually(t, "3 log messages arrived", func() bool { mu.Lock(); defer mu.Unlock(); return len(logs) >= 3 })
+	if res, err = cs.CallTool(c, &sdk.CallToolParams{Name: "test_trigger_tool_change"}); err != nil || res.IsError {
+		t.Fatalf("test_trigger_tool_change: %v %s", err, mustJSON(res))
+	}
+	eventually(t, "tools/list_changed arrived", func() bool { mu.Lock(); defer mu.Unlock(); return toolsChanged > 0 })
+	mu.Lock()
+	if !slices.Equal(logs, []string{"Tool execution started", "Tool processing data", "Tool execution completed"}) {
+		t.Errorf("log messages: %q", logs)
+	}
+	mu.Unlock()
+
 	// The roots, asked of the client over the pipe or through an
 	// input_required round, which the SDK answers on its own.
 	res, err = cs.CallTool(c, &sdk.CallToolParams{Name: "test_input_required_result_list_roots"})
