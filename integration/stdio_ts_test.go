@@ -13,8 +13,8 @@ import (
 
 // The official TypeScript SDK's StdioClientTransport starts the fixture
 // command and drives it in a session (the SDK speaks up to 2025-11-25):
-// tools, a call, progress, sampling, elicitation and roots over the
-// pipe, then a close that the server answers by exiting on its own.
+// tools, a call, progress, logging, sampling, elicitation and roots over
+// the pipe, then a close that the server answers by exiting on its own.
 func TestStdioTypeScriptSDK(t *testing.T) {
 	node := filepath.Join("conformance", "node_modules", ".bin", "node") // the pinned Node
 	if _, err := os.Stat(node); err != nil {
@@ -46,6 +46,8 @@ func TestStdioTypeScriptSDK(t *testing.T) {
 		Elicitation    string           `json:"elicitation"`
 		Samplings      []string         `json:"samplings"`
 		Sampling       string           `json:"sampling"`
+		Logs           []string         `json:"logs"`
+		Logging        string           `json:"logging"`
 		RootsAsked     int              `json:"rootsAsked"`
 		Roots          string           `json:"roots"`
 		CloseMs        int              `json:"closeMs"`
@@ -84,6 +86,11 @@ func TestStdioTypeScriptSDK(t *testing.T) {
 	}
 	if len(r.Samplings) != 1 || r.Samplings[0] != "Capital of France?" || r.Sampling != "LLM response: Paris" {
 		t.Errorf("sampling: asked %q, answered %q", r.Samplings, r.Sampling)
+	}
+	// The call's log messages, in order (read once the later calls ran).
+	if !slices.Equal(r.Logs, []string{"Tool execution started", "Tool processing data", "Tool execution completed"}) ||
+		r.Logging != "Tool with logging executed successfully" {
+		t.Errorf("logging: %q, result %q", r.Logs, r.Logging)
 	}
 	if r.RootsAsked != 1 || r.Roots != "The client has 1 root(s)" {
 		t.Errorf("roots: asked %d times, answered %q", r.RootsAsked, r.Roots)

@@ -1,16 +1,19 @@
 // A client of the official TypeScript SDK that starts an MCP server as a
 // subprocess with StdioClientTransport, as desktop clients do, and drives
-// it: list the tools, call one, get progress, answer a sampling, an
-// elicitation and a roots request, close. It prints what it saw as one
-// JSON object for the Go test that runs it (integration/stdio_ts_test.go).
+// it: list the tools, call one, get progress and log messages, answer a
+// sampling, an elicitation and a roots request, close. It prints what it
+// saw as one JSON object for the Go test that runs it
+// (integration/stdio_ts_test.go).
 //
 //   node stdio-client.mjs <command> [args...]
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 
 const [command, ...args] = process.argv.slice(2);
-const report = { elicitations: [], samplings: [], progress: [], wireProgress: [] };
+const report = { elicitations: [], samplings: [], progress: [], wireProgress: [], logs: [] };
 
 const client = new Client({ name: 'specter-stdio-ts', version: '1.0.0' }, { capabilities: { sampling: {}, elicitation: {}, roots: {} } });
 client.setRequestHandler(ElicitRequestSchema, async (req) => {
@@ -22,6 +25,7 @@ client.setRequestHandler(CreateMessageRequestSchema, async (req) => {
   return { role: 'assistant', model: 'ts-model', content: { type: 'text', text: 'Paris' } };
 });
 
+client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => { report.logs.push(n.params.data); });
 client.setRequestHandler(ListRootsRequestSchema, async () => {
   report.rootsAsked = (report.rootsAsked ?? 0) + 1;
   return { roots: [{ uri: 'file:///srv/notes', name: 'notes' }] };
@@ -56,6 +60,7 @@ try {
   report.progressResult = text(await client.callTool({ name: 'test_tool_with_progress', arguments: {} }, undefined, {
     onprogress: (p) => report.progress.push(p),
   }));
+  report.logging = text(await client.callTool({ name: 'test_tool_with_logging', arguments: {} }));
   report.elicitation = text(await client.callTool({ name: 'test_elicitation', arguments: { message: 'Who are you?' } }));
   report.sampling = text(await client.callTool({ name: 'test_sampling', arguments: { prompt: 'Capital of France?' } }));
   report.roots = text(await client.callTool({ name: 'test_input_required_result_list_roots', arguments: {} }));
