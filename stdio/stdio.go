@@ -29,8 +29,11 @@
 // When stdin ends, or ctx ends (a signal), the server stops reading,
 // gives running requests Drain to finish, cancels the rest and ends the
 // session; an idle server returns at once. Many clients send SIGTERM two
-// seconds after closing stdin, so the default drain is one second. No
-// port or file is taken: any number of processes may run side by side.
+// seconds after closing stdin, so the default drain is one second. Work
+// that ignores its cancellation, or a write to an output that nobody
+// reads any more, is left behind 250 ms after the drain, so that the
+// process still exits in time. No port or file is taken: any number of
+// processes may run side by side.
 package stdio
 
 import (
@@ -46,6 +49,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -70,6 +74,12 @@ const (
 
 // DefaultDrain is the default of Server.Drain.
 const DefaultDrain = time.Second
+
+// leaveBehind is how long after the drain Serve waits for the cancelled
+// work to return before it returns without it: with the default drain,
+// the serving still ends inside the two seconds clients give before
+// SIGTERM.
+const leaveBehind = 250 * time.Millisecond
 
 // DefaultMaxMessageBytes is the default of Server.MaxMessageBytes, the
 // router's default largest body.
@@ -113,7 +123,8 @@ func (s *Server) Run(ctx context.Context) error {
 // Serve reads messages from in and writes the server's to out until in
 // ends (io.EOF) or ctx is done, then drains, closes the connection and
 // shuts the handler down. It returns nil after the end of in or of ctx,
-// and otherwise the error that stopped it (reading in, or writing out).
+// and otherwise the error that stopped it (reading in, writing out, or
+// work still running 250 ms after the drain, which it leaves behind).
 // When ctx ends, a read of in in progress is left behind: close in to
 // end it.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -144,11 +155,26 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	stop, done := context.WithTimeout(context.Background(), drain)
 	defer done()
-	if cerr := conn.Close(stop); cerr != nil {
-		s.Log.Warn().Err(cerr).Dur("drain", drain).Msg("stdio: requests still running at the end of the drain were cancelled")
-	}
-	if sd, ok := s.Handler.(interface{ Shutdown(context.Context) error }); ok {
-		_ = sd.Shutdown(stop)
+	closed := make(chan struct{})
+	go func() {
+		defer close(closed)
+		if cerr := conn.Close(stop); cerr != nil {
+			s.Log.Warn().Err(cerr).Dur("drain", drain).Msg("stdio: requests still running at the end of the drain were cancelled")
+		}
+		if sd, ok := s.Handler.(interface{ Shutdown(context.Context) error }); ok {
+			_ = sd.Shutdown(stop)
+		}
+	}()
+	// Work that ignores its cancellation, or a write to an output that
+	// nobody reads and nobody closed, would hold the exit past the drain:
+	// it is left behind, so that the process still ends in time.
+	left := time.NewTimer(drain + leaveBehind)
+	defer left.Stop()
+	select {
+	case <-closed:
+	case <-left.C:
+		s.Log.Error().Dur("drain", drain).Msg("stdio: work still running after the drain was left behind")
+		return fmt.Errorf("stdio: work still running %v after the drain was left behind", leaveBehind)
 	}
 	if werr := w.err(); werr != nil && err == nil {
 		err = werr
@@ -271,15 +297,15 @@ type writer struct {
 	framing Framing
 	broken  func() // called once the output fails: nobody reads the answers
 
-	mu     sync.Mutex
+	mu     sync.Mutex // held through a write
 	buf    []byte
-	failed error
+	failed atomic.Pointer[error] // read without mu, which a stuck write holds
 }
 
 func (w *writer) write(msg []byte) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.failed != nil {
+	if w.failed.Load() != nil {
 		return
 	}
 	b := w.buf[:0]
@@ -298,7 +324,7 @@ func (w *writer) write(msg []byte) {
 		b = append(append(b, msg...), '\n')
 	}
 	if _, err := w.out.Write(b); err != nil {
-		w.failed = err
+		w.failed.Store(&err)
 		w.broken()
 	}
 	if cap(b) <= 64<<10 {
@@ -307,10 +333,8 @@ func (w *writer) write(msg []byte) {
 }
 
 func (w *writer) err() error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.failed != nil {
-		return fmt.Errorf("stdio: writing a message: %w", w.failed)
+	if err := w.failed.Load(); err != nil {
+		return fmt.Errorf("stdio: writing a message: %w", *err)
 	}
 	return nil
 }

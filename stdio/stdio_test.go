@@ -213,6 +213,46 @@ func TestEOFWhileRunning(t *testing.T) {
 	}
 }
 
+// stalled is an output that nobody reads and nobody closed: a write
+// blocks until release is closed.
+type stalled struct {
+	writing chan struct{} // a write started
+	release chan struct{}
+}
+
+func (s *stalled) Write(b []byte) (int, error) {
+	select {
+	case s.writing <- struct{}{}:
+	default:
+	}
+	<-s.release
+	return len(b), nil
+}
+
+// A write to an output that nobody reads holds its request past the
+// drain: Serve returns anyway soon after, and leaves it behind until the
+// output moves again.
+func TestStalledOutput(t *testing.T) {
+	inR, inW := io.Pipe()
+	out := &stalled{writing: make(chan struct{}, 1), release: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		done <- (&stdio.Server{Handler: newFixture(), Drain: 100 * time.Millisecond}).Serve(context.Background(), inR, out)
+	}()
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+"}}\n")
+	<-out.writing
+	inW.Close()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "left behind") {
+			t.Errorf("Serve = %v, want the stuck work left behind", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("Serve still running 10s after stdin closed, with a 100ms drain")
+	}
+	close(out.release) // what was left behind ends (goleak checks it)
+}
+
 // An output nobody reads any more ends the serving with its error.
 func TestBrokenOutput(t *testing.T) {
 	inR, inW := io.Pipe()
