@@ -69,6 +69,7 @@ type stdioProc struct {
 func startStdioFixture(t *testing.T, args ...string) *stdioProc {
 	t.Helper()
 	cmd := exec.Command(stdioFixtureBin(t), append([]string{"-stdio"}, args...)...)
+	cmd.Env = append(os.Environ(), leakCheck)
 	p := &stdioProc{t: t, cmd: cmd, lines: make(chan []byte, 256), stderr: &lockedBuffer{}, exited: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	stdin, err := cmd.StdinPipe()
@@ -113,9 +114,20 @@ func startStdioFixture(t *testing.T, args ...string) *stdioProc {
 			<-p.exited
 			t.Errorf("the fixture did not exit 10s after stdin closed")
 		}
+		if !noGoroutineLeft(p.stderr.String()) {
+			t.Errorf("the fixture left goroutines at exit, or did not check:\n%s", p.stderr)
+		}
 	})
 	return p
 }
+
+// leakCheck has the fixture check, once it served, that no goroutine is
+// left (exit status 3 if one is).
+const leakCheck = "SPECTER_LEAK_CHECK=1"
+
+// noGoroutineLeft reports whether the fixture found no goroutine left
+// at its exit.
+func noGoroutineLeft(stderr string) bool { return strings.Contains(stderr, "no goroutine left at exit") }
 
 // exitedOnEOF reports whether the fixture logged that it exited because
 // its stdin closed (and not on a signal).

@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -63,6 +64,7 @@ func testStdioGoSDK(t *testing.T, version string) {
 	})
 	client.AddRoots(&sdk.Root{URI: "file:///srv/notes", Name: "notes"})
 	cmd := exec.Command(stdioFixtureBin(t), "-stdio")
+	cmd.Env = append(os.Environ(), leakCheck)
 	stderr := &lockedBuffer{}
 	cmd.Stderr = stderr
 	var opts *sdk.ClientSessionOptions
@@ -165,7 +167,7 @@ func testStdioGoSDK(t *testing.T, version string) {
 	if err := cs.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if cmd.ProcessState == nil || !cmd.ProcessState.Success() || !exitedOnEOF(stderr.String()) {
+	if cmd.ProcessState == nil || !cmd.ProcessState.Success() || !exitedOnEOF(stderr.String()) || !noGoroutineLeft(stderr.String()) {
 		t.Errorf("the fixture did not exit cleanly on EOF: %v\nstderr:\n%s", cmd.ProcessState, stderr)
 	}
 	if strings.Contains(stderr.String(), `"level":"error"`) {

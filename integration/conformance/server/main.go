@@ -20,7 +20,6 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
-	"github.com/specter-mcp/specter/stdio"
 )
 
 func main() {
@@ -55,19 +54,8 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *onStdio {
-		srv := &stdio.Server{Handler: r, Log: logger}
-		if *framed {
-			srv.Framing = stdio.ContentLength
-		}
-		logger.Info().Int("pid", os.Getpid()).Msg("conformance fixture serving on stdio")
-		if err := srv.Run(ctx); err != nil {
-			logger.Error().Err(err).Msg("stdio")
-			os.Exit(1)
-		}
-		if ctx.Err() != nil {
-			logger.Info().Msg("signal; exiting")
-		} else {
-			logger.Info().Msg("stdin closed; exiting")
+		if code := serveStdio(ctx, stop, r, *framed, logger); code != 0 {
+			os.Exit(code)
 		}
 		return
 	}
