@@ -127,7 +127,9 @@ const leakCheck = "SPECTER_LEAK_CHECK=1"
 
 // noGoroutineLeft reports whether the fixture found no goroutine left
 // at its exit.
-func noGoroutineLeft(stderr string) bool { return strings.Contains(stderr, "no goroutine left at exit") }
+func noGoroutineLeft(stderr string) bool {
+	return strings.Contains(stderr, "no goroutine left at exit")
+}
 
 // exitedOnEOF reports whether the fixture logged that it exited because
 // its stdin closed (and not on a signal).
