@@ -324,7 +324,8 @@ func (w *writer) write(msg []byte) {
 		b = append(append(b, msg...), '\n')
 	}
 	if _, err := w.out.Write(b); err != nil {
-		w.failed.Store(&err)
+		failed := err // a copy, so that err does not escape on every write
+		w.failed.Store(&failed)
 		w.broken()
 	}
 	if cap(b) <= 64<<10 {
