@@ -285,7 +285,7 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 		}
 		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
 	}
-	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
+	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Modern, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
