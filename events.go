@@ -22,16 +22,7 @@ func OnEvent(f func(s *Session, topic string, data json.RawMessage)) RouterOptio
 
 // Publish sends data (anything that encodes to JSON) on topic to the
 // sessions subscribed to it, on every node (see OnEvent).
-func (r *Router) Publish(topic string, data any) error {
-	raw, err := json.Marshal(data)
-	if err == nil {
-		err = r.cluster.Publish(topic, raw)
-	}
-	if err != nil {
-		return fmt.Errorf("specter: publish on %q: %w", topic, err)
-	}
-	return nil
-}
+func (r *Router) Publish(topic string, data any) error { return r.cluster.Publish(topic, data) }
 
 func (r *Router) deliverEvent(m *backplane.Message) {
 	for _, s := range r.cluster.Followers(m.URI) {
@@ -53,14 +44,7 @@ func (s *Session) Unsubscribe(topic string) error { return s.s.Follow(topic, fal
 // Notify sends the client a notification (resources/updated, a
 // list_changed, a log message…) on the session's GET stream, if the
 // client opened it on this node; otherwise there is no channel for it.
-func (s *Session) Notify(method string, params any) error {
-	p, err := json.Marshal(params)
-	if err != nil {
-		return fmt.Errorf("specter: encode %s: %w", method, err)
-	}
-	s.s.Notify(jsonrpc.AppendRequest(nil, nil, method, p))
-	return nil
-}
+func (s *Session) Notify(method string, params any) error { return s.s.NotifyJSON(method, params) }
 
 // OnSubscribe runs on resources/subscribe the caller may make: it may
 // start an upstream watcher, or refuse with an error, whose message the

@@ -275,7 +275,7 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 }
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
-	caps := x.r.capabilities()
+	caps := handlers.Capabilities()
 	caps.Extensions = modern.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
 	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Modern, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }

@@ -59,7 +59,7 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 			return nil, err
 		}
 	}
-	caps := r.capabilities()
+	caps := handlers.Capabilities()
 	if s.Version() >= mcp.Version20251125 && hasTaskTools(r.catalog.Load()) {
 		caps.Tasks = task.Capability
 	}

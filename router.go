@@ -14,7 +14,6 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/cluster"
-	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/hostguard"
 	"github.com/specter-mcp/specter/internal/once"
 	"github.com/specter-mcp/specter/internal/seal"
@@ -287,10 +286,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
 		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
 	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
-		Ended: func(s *session.Session, reason string) {
-			for _, uri := range s.Subscriptions() {
-				_ = guard.Run(func() { r.unsubscribed(s, uri) })
-			}
+		Unsubscribed: r.unsubscribed, Ended: func(s *session.Session, reason string) {
 			if r.onTerminate != nil {
 				r.onTerminate(reason, &Session{s: s})
 			}
@@ -375,16 +371,6 @@ func (r *Router) Sessions() int { return r.sessions.Len() }
 
 // StreamsAttached returns how many GET streams are attached to this node.
 func (r *Router) StreamsAttached() int { return r.sessions.Attached() }
-
-// capabilities are what the server offers every session-era client.
-func (r *Router) capabilities() mcp.ServerCapabilities {
-	return mcp.ServerCapabilities{
-		Logging: &struct{}{}, Completions: &struct{}{},
-		Tools:     &mcp.ListChangedCapability{ListChanged: true},
-		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
-		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
-	}
-}
 
 // instructionsFor returns the instructions for a caller: connect's, or
 // the router's.

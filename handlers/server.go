@@ -62,6 +62,18 @@ type Outcome struct {
 	Pending bool
 }
 
+// Capabilities are what a server these handlers serve offers: logging,
+// completion, and tools, prompts and resources with change notifications
+// and resource subscriptions.
+func Capabilities() mcp.ServerCapabilities {
+	return mcp.ServerCapabilities{
+		Logging: &struct{}{}, Completions: &struct{}{},
+		Tools:     &mcp.ListChangedCapability{ListChanged: true},
+		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
+		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+	}
+}
+
 // Answer returns an Outcome carrying the result v.
 func Answer(v any) Outcome { return Outcome{Result: v} }
 

@@ -8,10 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -28,6 +30,9 @@ type Config struct {
 	Log       zerolog.Logger
 	// Ended runs once per session that ended, with the reason; nil: nothing.
 	Ended func(s *session.Session, reason string)
+	// Unsubscribed runs, before Ended, for each resource subscription the
+	// session still held; nil: nothing. A panic in it is logged.
+	Unsubscribed func(s *session.Session, uri string)
 }
 
 // Sessions finds and ends sessions for one node.
@@ -136,6 +141,14 @@ func (c *Sessions) Finish(s *session.Session, reason string) {
 
 func (c *Sessions) ended(s *session.Session, reason string) {
 	c.cfg.Log.Debug().Str("session", s.ID()).Str("reason", reason).Msg("mcp session ended")
+	for _, uri := range s.Subscriptions() {
+		if c.cfg.Unsubscribed == nil {
+			break
+		}
+		if err := guard.Run(func() { c.cfg.Unsubscribed(s, uri) }); err != nil {
+			c.cfg.Log.Error().Err(err).Str("session", s.ID()).Str("uri", uri).Msg("mcp unsubscribe hook failed")
+		}
+	}
 	if c.cfg.Ended != nil {
 		c.cfg.Ended(s, reason)
 	}
@@ -182,12 +195,19 @@ func (c *Sessions) Followers(topic string) []*session.Session {
 	return out
 }
 
-// Publish sends an application event, data on topic, to every node
-// (see Followers).
-func (c *Sessions) Publish(topic string, data []byte) error {
-	ctx, cancel := c.cfg.Streams.Context()
-	defer cancel()
-	return c.cfg.Backplane.Publish(ctx, &backplane.Message{Kind: backplane.KindTopic, URI: topic, Data: data})
+// Publish sends an application event, data (anything that encodes to
+// JSON) on topic, to every node (see Followers).
+func (c *Sessions) Publish(topic string, data any) error {
+	raw, err := json.Marshal(data)
+	if err == nil {
+		ctx, cancel := c.cfg.Streams.Context()
+		defer cancel()
+		err = c.cfg.Backplane.Publish(ctx, &backplane.Message{Kind: backplane.KindTopic, URI: topic, Data: raw})
+	}
+	if err != nil {
+		return fmt.Errorf("specter: publish on %q: %w", topic, err)
+	}
+	return nil
 }
 
 // Reaches reports whether notification m is for principal's streams: a

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +30,13 @@ func node(t *testing.T, bp backplane.Backplane, local bool, ended *[]string) (*c
 	tab := session.NewTable(session.Config{Backplane: bp, Local: local, Streams: streams, Timeout: time.Minute,
 		Node: "n1", Log: zerolog.Nop(), Publish: func(*backplane.Message) {}})
 	c := cluster.New(cluster.Config{Backplane: bp, Local: local, Sessions: tab, Streams: streams, Log: zerolog.Nop(),
-		Ended: func(s *session.Session, reason string) { *ended = append(*ended, s.ID()+" "+reason) }})
+		Ended: func(s *session.Session, reason string) { *ended = append(*ended, s.ID()+" "+reason) },
+		Unsubscribed: func(s *session.Session, uri string) {
+			if uri == "app://panics" {
+				panic("the hook failed")
+			}
+			*ended = append(*ended, s.ID()+" unsubscribed "+uri)
+		}})
 	t.Cleanup(func() {
 		for _, s := range tab.All() {
 			s.Stop()
@@ -235,10 +243,32 @@ func TestPublishReachesEveryNode(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer stop()
-	if err := c.Publish("orders", []byte(`{"id":7}`)); err != nil {
+	if err := c.Publish("orders", map[string]int{"id": 7}); err != nil {
 		t.Fatal(err)
 	}
 	if m := <-got; m.Kind != backplane.KindTopic || m.URI != "orders" || string(m.Data) != `{"id":7}` {
 		t.Fatalf("published %+v", m)
+	}
+	if err := c.Publish("orders", func() {}); err == nil || !strings.Contains(err.Error(), `publish on "orders"`) {
+		t.Fatalf("data that does not encode: %v", err)
+	}
+}
+
+func TestEndRunsTheUnsubscribeHookForWhatIsLeft(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var ended []string
+	c, tab := node(t, bp, true, &ended)
+	s := create(t, tab)
+	for _, uri := range []string{"app://panics", "app://a"} {
+		if err := s.Subscribe(uri, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.End(s, "client"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{s.ID() + " unsubscribed app://a", s.ID() + " client"}; !slices.Equal(ended, want) {
+		t.Fatalf("ended %q; want %q", ended, want)
 	}
 }

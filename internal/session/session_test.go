@@ -117,6 +117,16 @@ func TestAsk(t *testing.T) {
 	}
 }
 
+func TestNotifyJSON(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	if err := s.NotifyJSON("notifications/message", map[string]string{"level": "info"}); err != nil {
+		t.Fatal(err) // no GET stream here: nothing to send on, and no error
+	}
+	if err := s.NotifyJSON("notifications/message", func() {}); err == nil {
+		t.Fatal("params that do not encode were sent")
+	}
+}
+
 func TestNotificationCancelled(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
 	ctx, cancel := context.WithCancel(t.Context())
