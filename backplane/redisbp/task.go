@@ -40,7 +40,7 @@ local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
 redis.call('PEXPIREAT', KEYS[1], last[2])
 `)
 
-func (b *Backplane) taskKey(id string) string     { return b.prefix + ":task:" + id }
+func (b *Backplane) taskKey(id string) string      { return b.prefix + ":task:" + id }
 func (b *Backplane) taskIndex(owner string) string { return b.prefix + ":tasks:" + owner }
 
 // PutTask implements backplane.Backplane.

@@ -18,7 +18,9 @@ func cluster(t *testing.T) (a, b *Table) {
 	bp := backplane.NewMemory()
 	table := func() *Table {
 		tt := NewTable(Config{Backplane: bp, Log: zerolog.Nop(),
-			Context: func() (context.Context, context.CancelFunc) { return context.WithTimeout(context.Background(), time.Second) },
+			Context: func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(context.Background(), time.Second)
+			},
 			Publish: func(m *backplane.Message) { _ = bp.Publish(context.Background(), m) }})
 		stop, _ := bp.Subscribe(func(m *backplane.Message) {
 			if m.Kind == backplane.KindTask {

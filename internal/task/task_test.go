@@ -154,4 +154,3 @@ func TestAskEndsWithItsContext(t *testing.T) {
 		t.Errorf("the question stayed: %+v", v.InputRequests)
 	}
 }
-
