@@ -100,3 +100,37 @@ func TestClusterTasksOnAnyNode(t *testing.T) {
 	time.Sleep(100 * time.Millisecond) // the work's own end must not change it
 	pollUntil(t, b, watch.TaskID, "cancelled")
 }
+
+// A task a 2025-11-25 session starts on node A is read, waited for,
+// listed and cancelled through node B.
+func TestClusterSessionTasksOnAnyNode(t *testing.T) {
+	redis := redistest.Start(t)
+	nodes := newCluster(t, redis, 2, nil)
+	a := join(t, nodes[0])
+	b := on(t, a, nodes[1])
+
+	job := startSessionTask(t, a, "slow_compute", map[string]any{"seconds": 0.3, "label": "pi"})
+	if s := taskStatus(t, b, job.TaskID); s.Status != "working" {
+		t.Fatalf("tasks/get on B at once: %+v", s)
+	}
+	resp, err := b.Call(ctx(t), "tasks/result", map[string]any{"taskId": job.TaskID})
+	if err != nil || resp.Error != nil || !strings.Contains(string(resp.Result), "Computed pi in 0.3s") {
+		t.Fatalf("tasks/result on B: %s %v %v", resp.Result, err, resp.Error)
+	}
+
+	long := startSessionTask(t, a, "slow_compute", map[string]any{"seconds": 30})
+	resp, _ = b.Call(ctx(t), "tasks/cancel", map[string]any{"taskId": long.TaskID})
+	var cancelled mcp.Task
+	if resp.Error != nil || resp.Decode(&cancelled) != nil || cancelled.Status != "cancelled" {
+		t.Fatalf("tasks/cancel on B: %s %v", resp.Result, resp.Error)
+	}
+	time.Sleep(100 * time.Millisecond) // the work's own end must not change it
+	if s := taskStatus(t, a, long.TaskID); s.Status != "cancelled" {
+		t.Fatalf("tasks/get on A after the cancel: %+v", s)
+	}
+	resp, err = b.Call(ctx(t), "tasks/list", nil)
+	var list mcp.ListTasksResult
+	if err != nil || resp.Decode(&list) != nil || len(list.Tasks) != 2 {
+		t.Fatalf("tasks/list on B: %s %v", resp.Result, err)
+	}
+}
