@@ -13,6 +13,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
@@ -223,20 +224,20 @@ func Reaches(m *backplane.Message, principal string) bool {
 func (c *Sessions) Notify(m *backplane.Message, allowed func(access any) bool) {
 	if m.Method != mcp.NotificationResourceUpdated {
 		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
-		for _, s := range c.cfg.Sessions.All() {
+		fanout.Each(c.cfg.Sessions.All(), func(s *session.Session) {
 			if Reaches(m, s.Principal()) {
 				s.Notify(msg)
 			}
-		}
+		})
 		return
 	}
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: m.URI})
 	msg := jsonrpc.AppendRequest(nil, nil, mcp.NotificationResourceUpdated, p)
-	for _, s := range c.cfg.Sessions.All() {
+	fanout.Each(c.cfg.Sessions.All(), func(s *session.Session) {
 		if Reaches(m, s.Principal()) && c.Subscribed(s, m.URI) && allowed(s.Access()) {
 			s.Notify(msg)
 		}
-	}
+	})
 }
 
 // Refusal is the refusal of a request whose session Lookup or Touch

@@ -9,6 +9,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/cluster"
+	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -68,15 +69,16 @@ func (ls *Listeners) Len() int {
 // whose grant allowed says may read it.
 func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) {
 	updated := m.Method == mcp.NotificationResourceUpdated
-	for _, l := range ls.All() {
+	uri, _ := json.Marshal(m.URI)
+	fanout.Each(ls.All(), func(l *Listener) {
 		switch {
 		case !cluster.Reaches(m, l.principal):
 		case !updated && l.Wants(m.Method):
 			l.Notify(m.Method, nil)
 		case updated && l.Subscribed(m.URI) && allowed(l.grant):
-			l.Notify(m.Method, map[string]any{"uri": m.URI})
+			l.Notify(m.Method, uri)
 		}
-	}
+	})
 }
 
 // Stop ends every open listen stream, at shutdown.
@@ -125,15 +127,18 @@ func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C
 	}
 }
 
-// Notify sends the change notification method to l, its params
-// carrying the subscription id in _meta.
-func (l *Listener) Notify(method string, params map[string]any) {
-	p := map[string]any{"_meta": map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(l.id)}}
-	for k, v := range params {
-		p[k] = v
+// Notify sends notification method to l, its params carrying the
+// subscription id in _meta and, unless nil, uri: the updated resource's
+// URI as a JSON string. Written by hand, since one update may go to
+// thousands of listeners.
+func (l *Listener) Notify(method string, uri []byte) {
+	p := make([]byte, 0, len(`{"_meta":{"":},"uri":}`)+len(mcp.MetaSubscriptionID)+len(l.id)+len(uri))
+	p = append(append(append(append(p, `{"_meta":{"`...), mcp.MetaSubscriptionID...), `":`...), l.id...)
+	p = append(p, '}')
+	if uri != nil {
+		p = append(append(p, `,"uri":`...), uri...)
 	}
-	b, _ := json.Marshal(p)
-	l.ob.Notice(jsonrpc.AppendRequest(nil, nil, method, b))
+	l.ob.Notice(jsonrpc.AppendRequest(nil, nil, method, append(p, '}')))
 }
 
 // Wants reports whether l asked for the list-changed notification method.

@@ -1,0 +1,38 @@
+// Package fanout runs one function over many items on every CPU: the
+// delivery of one notification to thousands of streams, each a write of
+// its own, is bound by the cost of those writes.
+package fanout
+
+import (
+	"runtime"
+	"sync"
+)
+
+// serial is how many items are not worth a second goroutine.
+const serial = 256
+
+// Each calls f for every item, on up to GOMAXPROCS goroutines, and
+// returns when all calls have. Each goroutine takes a contiguous share.
+func Each[T any](items []T, f func(T)) {
+	n := min(runtime.GOMAXPROCS(0), (len(items)+serial-1)/serial)
+	if n <= 1 {
+		for _, it := range items {
+			f(it)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	size := (len(items) + n - 1) / n
+	for start := size; start < len(items); start += size {
+		share := items[start:min(start+size, len(items))]
+		wg.Go(func() {
+			for _, it := range share {
+				f(it)
+			}
+		})
+	}
+	for _, it := range items[:size] {
+		f(it)
+	}
+	wg.Wait()
+}
