@@ -112,13 +112,22 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 			}
 		}
 		if c.opts.OnNotification != nil || c.opts.OnLog != nil || c.opts.Sampling != nil || c.opts.Elicitation != nil || c.opts.Roots != nil {
+			// Wait for the stream, so that nothing the server sends on it
+			// once Connect returns is lost.
+			open := make(chan struct{})
 			c.wg.Add(1)
 			go func() {
 				defer c.wg.Done()
-				if err := c.conn.listen(c.ctx); err != nil && c.ctx.Err() == nil {
+				if err := c.conn.listen(c.ctx, sync.OnceFunc(func() { close(open) })); err != nil && c.ctx.Err() == nil {
 					c.warn(err, "the session's stream closed")
 				}
 			}()
+			select {
+			case <-open:
+			case <-ctx.Done():
+				_ = c.Close(context.Background())
+				return nil, ctx.Err()
+			}
 		}
 	}
 	return c, nil

@@ -26,8 +26,9 @@ type conn interface {
 	// send sends a notification, or the response to a server request.
 	send(ctx context.Context, out *outgoing) error
 	// listen receives the server's own messages (the session-era GET
-	// stream) until ctx ends; transports that always listen return nil.
-	listen(ctx context.Context) error
+	// stream) until ctx ends, calling open once the stream is set up (or
+	// refused); transports that always listen return at once.
+	listen(ctx context.Context, open func()) error
 	// close ends the session (DELETE) and releases the transport.
 	close(ctx context.Context) error
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,7 +65,7 @@ func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if max <= 0 {
 		max = 5
 	}
-	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max}, nil
+	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, pending: map[string]chan *jsonrpc.Message{}}, nil
 }
 
 type httpConn struct {
@@ -75,6 +76,7 @@ type httpConn struct {
 	maxReconnects int
 
 	mu      sync.Mutex
+	pending map[string]chan *jsonrpc.Message // requests awaiting a response, by id
 	session string
 	version string // MCP-Protocol-Version of the last request, for GET and DELETE
 }
@@ -135,6 +137,16 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	if err != nil {
 		return nil, err
 	}
+	key := out.msg.ID.Key()
+	elsewhere := make(chan *jsonrpc.Message, 1)
+	c.mu.Lock()
+	c.pending[key] = elsewhere
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.pending, key)
+		c.mu.Unlock()
+	}()
 	res, err := c.do(req)
 	if err != nil {
 		return nil, err
@@ -143,7 +155,7 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream" && res.StatusCode/100 == 2:
-		return c.readStream(ctx, res.Body, out.msg.ID)
+		return c.readStream(ctx, res.Body, out.msg.ID, elsewhere)
 	case mt == "application/json":
 		data, err := io.ReadAll(io.LimitReader(res.Body, maxMessage))
 		if err != nil {
@@ -170,28 +182,42 @@ func snippet(b []byte) string {
 	return string(b)
 }
 
-// readStream reads an SSE response until the message answering id. A
-// stream that ends first is resumed with GET and Last-Event-ID after the
-// retry delay the server asked for, as long as the server gave events ids.
-func (c *httpConn) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID) (*jsonrpc.Message, error) {
+// readStream reads an SSE response until the message answering id, which
+// may also arrive on another of the session's streams (delivered on
+// elsewhere). A stream that ends first is resumed with GET and
+// Last-Event-ID after the retry delay the server asked for, as long as the
+// server gave events ids.
+func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrpc.ID, elsewhere <-chan *jsonrpc.Message) (*jsonrpc.Message, error) {
 	var last string
 	retry := defaultRetry
 	for attempt := 0; ; {
-		resp, lastID, r, err := c.scan(body, id)
-		if resp != nil {
-			return resp, nil
-		}
-		if r > 0 {
-			retry = r
-		}
-		if lastID != "" {
-			last, attempt = lastID, 0
-		}
-		if ctx.Err() != nil {
+		done := make(chan scanned, 1)
+		go func() { done <- c.scan(body, id) }()
+		var s scanned
+		select {
+		case s = <-done:
+		case m := <-elsewhere:
+			body.Close()
+			<-done
+			return m, nil
+		case <-ctx.Done():
+			body.Close()
+			<-done
 			return nil, ctx.Err()
 		}
+		body.Close()
+		if s.resp != nil {
+			return s.resp, nil
+		}
+		if s.retry > 0 {
+			retry = s.retry
+		}
+		if s.lastID != "" {
+			last, attempt = s.lastID, 0
+		}
 		if last == "" {
-			if err == nil {
+			err := s.err
+			if err == nil || errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
 			return nil, fmt.Errorf("mcp client: the stream ended before the response: %w", err)
@@ -201,6 +227,8 @@ func (c *httpConn) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID
 		}
 		select {
 		case <-time.After(retry):
+		case m := <-elsewhere:
+			return m, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -210,38 +238,61 @@ func (c *httpConn) readStream(ctx context.Context, body io.Reader, id jsonrpc.ID
 			if errors.As(err, &he) {
 				return nil, err // the server will not resume this stream
 			}
+			body = io.NopCloser(strings.NewReader(""))
 			continue
 		}
 		body = res.Body
-		defer res.Body.Close()
 	}
 }
 
-// scan reads events until the response to id or the end of the stream,
-// passing every other message on. It returns the last event id seen and
-// the last retry delay.
-func (c *httpConn) scan(body io.Reader, id jsonrpc.ID) (resp *jsonrpc.Message, lastID string, retry time.Duration, err error) {
+// scanned is what scan found.
+type scanned struct {
+	resp   *jsonrpc.Message
+	lastID string
+	retry  time.Duration
+	err    error
+}
+
+// scan reads events until the response to id or the end of the stream.
+// Responses to the session's other requests go to their callers, every
+// other message to the client. It returns the last event id seen and the
+// last retry delay.
+func (c *httpConn) scan(body io.Reader, id jsonrpc.ID) (s scanned) {
 	er := sse.NewReader(body)
 	for {
 		ev, err := er.Next()
 		if err != nil {
-			return nil, lastID, retry, err
+			s.err = err
+			return s
 		}
 		if ev.ID != "" {
-			lastID = ev.ID
+			s.lastID = ev.ID
 		}
 		if ev.Retry > 0 {
-			retry = ev.Retry
+			s.retry = ev.Retry
 		}
-		if (ev.Name != "" && ev.Name != "message") || len(bytes.TrimSpace([]byte(ev.Data))) == 0 {
+		if (ev.Name != "" && ev.Name != "message") || strings.TrimSpace(ev.Data) == "" {
 			continue
 		}
 		var m jsonrpc.Message
 		if json.Unmarshal([]byte(ev.Data), &m) != nil {
 			continue
 		}
-		if m.Method == "" && id != nil && string(m.ID) == string(id) {
-			return &m, lastID, retry, nil
+		if m.Method == "" {
+			if id != nil && m.ID.Key() == id.Key() {
+				s.resp = &m
+				return s
+			}
+			c.mu.Lock()
+			ch := c.pending[m.ID.Key()]
+			c.mu.Unlock()
+			if ch != nil {
+				select {
+				case ch <- &m:
+				default:
+				}
+			}
+			continue
 		}
 		c.in(&m)
 	}
@@ -291,13 +342,18 @@ func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 }
 
 // listen holds the session's GET stream open until ctx ends, passing on
-// what the server sends and resuming after drops. A server that offers no
-// stream (405) ends it quietly.
-func (c *httpConn) listen(ctx context.Context) error {
+// what the server sends and resuming after drops; open is called once the
+// first attempt is answered. A server that offers no stream (405) ends it
+// quietly.
+func (c *httpConn) listen(ctx context.Context, open func()) error {
 	var last string
 	retry := defaultRetry
 	for ctx.Err() == nil {
 		res, err := c.get(ctx, last)
+		if open != nil {
+			open()
+			open = nil
+		}
 		if err != nil {
 			var he *HTTPError
 			if errors.As(err, &he) {
@@ -307,13 +363,13 @@ func (c *httpConn) listen(ctx context.Context) error {
 				return err
 			}
 		} else {
-			_, lastID, r, _ := c.scan(res.Body, nil)
+			s := c.scan(res.Body, nil)
 			res.Body.Close()
-			if lastID != "" {
-				last = lastID
+			if s.lastID != "" {
+				last = s.lastID
 			}
-			if r > 0 {
-				retry = r
+			if s.retry > 0 {
+				retry = s.retry
 			}
 		}
 		select {

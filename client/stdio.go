@@ -153,7 +153,10 @@ func (c *stdioConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, 
 
 func (c *stdioConn) send(_ context.Context, out *outgoing) error { return c.write(out.msg) }
 
-func (c *stdioConn) listen(context.Context) error { return nil }
+func (c *stdioConn) listen(_ context.Context, open func()) error {
+	open()
+	return nil
+}
 
 func (c *stdioConn) close(context.Context) error {
 	c.wmu.Lock()
