@@ -54,6 +54,9 @@ func run(ctx context.Context, url string) error {
 		log:     zerolog.New(zerolog.ConsoleWriter{Out: os.Stderr, NoColor: true}).With().Timestamp().Logger(),
 	}
 	s.log.Info().Str("scenario", s.name).Str("version", s.version).Str("url", url).Msg("start")
+	if strings.HasPrefix(s.name, "auth/") {
+		return s.auth(ctx, url)
+	}
 	c, err := client.Connect(ctx, &client.HTTPTransport{URL: url}, s.options())
 	if err != nil {
 		return err
