@@ -93,6 +93,9 @@ func (s *scenario) options() *client.Options {
 
 // drive runs the scenario's requests.
 func (s *scenario) drive(ctx context.Context, c *client.Client) error {
+	if strings.HasPrefix(s.name, "sep-2640-") {
+		return s.skills(ctx, c)
+	}
 	tools, err := c.ListTools(ctx, "")
 	if err != nil {
 		return err
@@ -147,6 +150,29 @@ func (s *scenario) drive(ctx context.Context, c *client.Client) error {
 	// arguments for what it requires.
 	for _, t := range tools.Tools {
 		if _, err := c.CallTool(ctx, t.Name, placeholders(t.InputSchema)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// skills lists the server's skills and, except in the scenario that
+// checks that nothing is fetched ahead of need, loads each one. A skill
+// that fails verification is not loaded, and none of its files is read.
+func (s *scenario) skills(ctx context.Context, c *client.Client) error {
+	list, err := c.ListSkills(ctx, "")
+	if err != nil {
+		return err
+	}
+	if s.name == "sep-2640-client-no-prefetch" {
+		return nil
+	}
+	for _, skill := range list.Skills {
+		if _, err := c.LoadSkill(ctx, skill); err != nil {
+			if errors.Is(err, client.ErrSkillVerification) {
+				s.log.Warn().Err(err).Str("skill", skill.URI).Msg("skill not loaded")
+				continue
+			}
 			return err
 		}
 	}
