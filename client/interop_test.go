@@ -1,0 +1,211 @@
+package client_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/specter-mcp/specter/client"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// sdkServer is an MCP server built with the official Go SDK: a tool of
+// each kind the client must handle, a prompt and a resource.
+func sdkServer() *sdk.Server {
+	s := sdk.NewServer(&sdk.Implementation{Name: "go-sdk-server", Version: "1.0.0"}, nil)
+	empty := &sdk.Tool{InputSchema: json.RawMessage(`{"type":"object"}`)}
+	tool := func(name string, h sdk.ToolHandler) {
+		t := *empty
+		t.Name = name
+		s.AddTool(&t, h)
+	}
+	reply := func(text string) *sdk.CallToolResult {
+		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+	}
+	tool("greet", func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var args struct {
+			Name string `json:"name"`
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		return reply("Hello, " + args.Name), nil
+	})
+	tool("progress", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		token := req.Params.GetProgressToken()
+		for i := 1; i <= 3; i++ {
+			if err := req.Session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: token, Progress: float64(i), Total: 3}); err != nil {
+				return nil, err
+			}
+		}
+		return reply("done"), nil
+	})
+	tool("sample", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{
+			Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Capital of France?"}}},
+			MaxTokens: 50,
+		})
+		if err != nil {
+			return nil, err
+		}
+		return reply("model said: " + res.Content.(*sdk.TextContent).Text), nil
+	})
+	tool("elicit", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
+			Message:         "Your name?",
+			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"lang":{"type":"string","default":"Go"}},"required":["name"]}`),
+		})
+		if err != nil {
+			return nil, err
+		}
+		return reply(fmt.Sprintf("%s: %v %v", res.Action, res.Content["name"], res.Content["lang"])), nil
+	})
+	tool("resume", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if req.Extra != nil && req.Extra.CloseSSEStream != nil {
+			// Drop the response stream; the answer waits in the event
+			// store until the client comes back for it.
+			req.Extra.CloseSSEStream(sdk.CloseSSEStreamArgs{RetryAfter: 50 * time.Millisecond})
+		}
+		time.Sleep(100 * time.Millisecond)
+		return reply("resumed"), nil
+	})
+	s.AddPrompt(&sdk.Prompt{Name: "review", Arguments: []*sdk.PromptArgument{{Name: "code", Required: true}}},
+		func(_ context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+			return &sdk.GetPromptResult{Messages: []*sdk.PromptMessage{{Role: "user", Content: &sdk.TextContent{Text: "Review: " + req.Params.Arguments["code"]}}}}, nil
+		})
+	s.AddResource(&sdk.Resource{URI: "test://readme", Name: "readme", MIMEType: "text/plain"},
+		func(_ context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+			return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: req.Params.URI, MIMEType: "text/plain", Text: "read me"}}}, nil
+		})
+	return s
+}
+
+// driveSDKServer exercises everything sdkServer offers.
+func driveSDKServer(t *testing.T, c *client.Client, resume bool) {
+	ctx := t.Context()
+	var names []string
+	for tool, err := range c.Tools(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	if len(names) != 5 {
+		t.Fatalf("tools %v", names)
+	}
+	call := func(name string, args any, want string, opts ...client.CallOption) {
+		t.Helper()
+		res, err := c.CallTool(ctx, name, args, opts...)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := text(t, res); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	call("greet", map[string]string{"name": "Ada"}, "Hello, Ada")
+	var mu sync.Mutex
+	var progress []float64
+	call("progress", nil, "done", client.WithProgress(func(p mcp.ProgressParams) {
+		mu.Lock()
+		progress = append(progress, p.Progress)
+		mu.Unlock()
+	}))
+	mu.Lock()
+	if len(progress) != 3 {
+		t.Errorf("progress %v", progress)
+	}
+	mu.Unlock()
+	call("sample", nil, "model said: Paris")
+	call("elicit", nil, "accept: Ada Go") // "lang" filled from its default
+	if resume {
+		call("resume", nil, "resumed")
+	}
+	p, err := c.GetPrompt(ctx, "review", map[string]string{"code": "x := 1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := p.Messages[0].Content.(*mcp.TextContent).Text; got != "Review: x := 1" {
+		t.Errorf("prompt %q", got)
+	}
+	r, err := c.ReadResource(ctx, "test://readme")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Contents) != 1 || *r.Contents[0].Text != "read me" {
+		t.Errorf("resource %+v", r.Contents)
+	}
+}
+
+// TestInteropGoSDKServer drives a Go SDK server over Streamable HTTP in
+// a session, with an event store so that a dropped stream resumes.
+func TestInteropGoSDKServer(t *testing.T) {
+	s := sdkServer()
+	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{
+		EventStore: sdk.NewMemoryEventStore(nil),
+	})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close) // after the client's Close, registered later
+	c := connect(t, &client.HTTPTransport{URL: srv.URL}, handlers(nil))
+	if !mcp.IsSessionVersion(c.Version()) {
+		t.Fatalf("version %s: the Go SDK's session server should have been reached with initialize", c.Version())
+	}
+	if c.ServerInfo().Name != "go-sdk-server" {
+		t.Errorf("server info %+v", c.ServerInfo())
+	}
+	driveSDKServer(t, c, true)
+}
+
+// stdioServerEnv makes the test binary an MCP server on stdio (see
+// TestMain).
+const stdioServerEnv = "SPECTER_CLIENT_TEST_STDIO_SERVER"
+
+// runStdioServer serves sdkServer on standard input and output.
+func runStdioServer() {
+	if err := sdkServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+// TestInteropStdio launches a Go SDK server as a command and talks to it
+// over stdio.
+func TestInteropStdio(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), stdioServerEnv+"=1")
+	cmd.Stderr = os.Stderr
+	// The SDK's handlers send sampling and elicitation requests, which
+	// only the session era allows: pin 2025-11-25.
+	c := connect(t, &client.CommandTransport{Cmd: cmd}, handlers(&client.Options{Version: mcp.Version20251125}))
+	if c.ServerInfo().Name != "go-sdk-server" {
+		t.Errorf("server info %+v", c.ServerInfo())
+	}
+	driveSDKServer(t, c, false)
+}
+
+// TestInteropStdioDiscover reaches the same stdio server in the
+// stateless revision, found with server/discover.
+func TestInteropStdioDiscover(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), stdioServerEnv+"=1")
+	cmd.Stderr = os.Stderr
+	c := connect(t, &client.CommandTransport{Cmd: cmd}, nil)
+	if c.Version() != mcp.Version20260728 {
+		t.Fatalf("version %s, want %s", c.Version(), mcp.Version20260728)
+	}
+	res, err := c.CallTool(t.Context(), "greet", map[string]string{"name": "Ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, res); got != "Hello, Ada" {
+		t.Errorf("greet: %q", got)
+	}
+}
