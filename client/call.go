@@ -21,12 +21,21 @@ type CallOption func(*callOptions)
 type callOptions struct {
 	progress func(mcp.ProgressParams)
 	meta     map[string]any
+	keepTask bool
 }
 
 // WithProgress asks the server for progress notifications on this
 // request and passes each to fn.
 func WithProgress(fn func(mcp.ProgressParams)) CallOption {
 	return func(o *callOptions) { o.progress = fn }
+}
+
+// KeepTask returns a request's CreateTaskResult (an mcp.Task) to the
+// caller instead of following the task to its end, for callers that
+// persist task ids and drive them with GetTask, UpdateTask and
+// CancelTask.
+func KeepTask() CallOption {
+	return func(o *callOptions) { o.keepTask = true }
 }
 
 // WithMeta adds entries to the request's _meta.
@@ -91,7 +100,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 		if err != nil {
 			return err
 		}
-		var ir mcp.InputRequiredResult
+		var ir mcp.ResultBase
 		if c.Modern() && json.Unmarshal(raw, &ir) == nil && ir.ResultType == mcp.ResultInputRequired {
 			if round >= c.opts.MaxInputRounds {
 				return fmt.Errorf("mcp client: %s: still input_required after %d rounds", method, round)
@@ -111,6 +120,11 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 				p["requestState"], _ = json.Marshal(*rounds.RequestState)
 			}
 			continue
+		}
+		if c.Modern() && c.opts.Tasks && ir.ResultType == mcp.ResultTask && !isTaskMethod(method) && (o == nil || !o.keepTask) {
+			if raw, err = c.awaitTask(ctx, method, raw); err != nil {
+				return err
+			}
 		}
 		if result == nil {
 			return nil
@@ -228,6 +242,8 @@ func (c *Client) header(method string, params map[string]json.RawMessage) http.H
 		_ = json.Unmarshal(params["name"], &name)
 	case mcp.MethodResourcesRead:
 		_ = json.Unmarshal(params["uri"], &name)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		_ = json.Unmarshal(params["taskId"], &name)
 	}
 	if name != "" {
 		h.Set("Mcp-Name", encodeHeaderValue(name))
@@ -258,4 +274,8 @@ func object(params any) (map[string]json.RawMessage, error) {
 		return nil, errors.New("params must encode as a JSON object")
 	}
 	return p, nil
+}
+
+func isTaskMethod(method string) bool {
+	return method == mcp.MethodTasksGet || method == mcp.MethodTasksUpdate || method == mcp.MethodTasksCancel
 }

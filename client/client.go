@@ -48,6 +48,14 @@ type Options struct {
 	// the session's GET stream, where such notifications arrive.
 	OnNotification func(method string, params json.RawMessage)
 
+	// Tasks declares the tasks extension (SEP-2663) in 2026-07-28
+	// requests. A request the server makes a task of is then followed to
+	// its end: tasks/get at the server's poll interval, input requests
+	// answered by the handlers above through tasks/update, tasks/cancel
+	// when the caller's context ends. GetTask, UpdateTask and CancelTask
+	// drive tasks by hand.
+	Tasks bool
+
 	// MaxInputRounds bounds the input_required rounds of one request;
 	// default 8.
 	MaxInputRounds int
@@ -193,6 +201,9 @@ func (c *Client) Capabilities() mcp.ClientCapabilities {
 		if c.opts.ElicitURL {
 			caps.Elicitation.URL = &struct{}{}
 		}
+	}
+	if c.opts.Tasks {
+		caps.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}
 	}
 	return caps
 }

@@ -1,0 +1,62 @@
+package mcp
+
+import (
+	"encoding/json"
+
+	"github.com/specter-mcp/specter/jsonrpc"
+)
+
+// ExtensionTasks is the identifier of the tasks extension (SEP-2663),
+// declared in the extensions of client and server capabilities.
+const ExtensionTasks = "io.modelcontextprotocol/tasks"
+
+// ResultTask is the resultType of a CreateTaskResult: the request became
+// a task, to be polled with tasks/get.
+const ResultTask = "task"
+
+// Task statuses, as the wire spells them. Completed, failed and cancelled
+// are terminal.
+const (
+	TaskWorking       = "working"
+	TaskInputRequired = "input_required"
+	TaskCompleted     = "completed"
+	TaskFailed        = "failed"
+	TaskCancelled     = "cancelled"
+)
+
+// Task is a task of the tasks extension: the CreateTaskResult that stands
+// for a request's result, and the result of tasks/get.
+type Task struct {
+	TaskID         string `json:"taskId"`
+	Status         string `json:"status"`
+	StatusMessage  string `json:"statusMessage,omitempty"`
+	CreatedAt      string `json:"createdAt,omitempty"`
+	LastUpdatedAt  string `json:"lastUpdatedAt,omitempty"`
+	PollIntervalMs int64  `json:"pollIntervalMs,omitempty"`
+	// InputRequests are the questions of an input_required task, answered
+	// with tasks/update.
+	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	// Result is what the request would have returned, once completed.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Error is why a failed task failed.
+	Error *jsonrpc.Error `json:"error,omitempty"`
+	ResultBase
+}
+
+// Terminal reports whether the task has ended: completed, failed or
+// cancelled.
+func (t *Task) Terminal() bool {
+	return t.Status == TaskCompleted || t.Status == TaskFailed || t.Status == TaskCancelled
+}
+
+// TaskParams are the params of tasks/get and tasks/cancel.
+type TaskParams struct {
+	TaskID string `json:"taskId"`
+}
+
+// UpdateTaskParams are the params of tasks/update: answers to the task's
+// input requests, by key.
+type UpdateTaskParams struct {
+	TaskID         string                     `json:"taskId"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+}
