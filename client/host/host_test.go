@@ -1,0 +1,161 @@
+package host_test
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/client"
+	"github.com/specter-mcp/specter/client/host"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/params"
+)
+
+// router is a Specter server named name with an "echo" tool that says
+// which server answered, and a "brief" prompt.
+func router(t *testing.T, name string) *specter.Router {
+	r := specter.NewRouter(name, "1.0.0", specter.Logger(zerolog.Nop()))
+	r.Tool("echo", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+		return specter.Reply(name + " echoes " + p.String("text"))
+	}, specter.Description("Echoes text"), params.String("text", params.Required()))
+	r.Prompt("brief", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+		return specter.Reply(name + " briefs on " + p.String("topic"))
+	}, specter.Description("A briefing"), params.String("topic", params.Required()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.Shutdown(ctx)
+	})
+	return r
+}
+
+// text returns a check of a tool call's one text content.
+func text(t *testing.T) func(*mcp.CallToolResult, error) string {
+	return func(res *mcp.CallToolResult, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError || len(res.Content) != 1 {
+			t.Fatalf("result %+v", res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+}
+
+func names[T any](t *testing.T, items []T, err error, name func(T) string) []string {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, it := range items {
+		out = append(out, name(it))
+	}
+	sort.Strings(out)
+	return out
+}
+
+func toolName(x mcp.Tool) string { return x.Name }
+
+// eventually polls cond until it holds; the list_changed notification
+// travels on its own stream and comes when it comes.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never: %s", what)
+		}
+	}
+}
+
+// TestHost aggregates two Specter servers in each era: namespaced lists,
+// routed calls, a list refreshed on list_changed within a TTL that would
+// otherwise keep it, and a gateway router re-exporting both that follows
+// the change too.
+func TestHost(t *testing.T) {
+	for _, version := range []string{"", mcp.Version20251125} {
+		t.Run("version="+version, func(t *testing.T) {
+			ctx := t.Context()
+			a, b := router(t, "alpha"), router(t, "beta")
+			changes := make(chan string, 16)
+			h, err := host.New(ctx, []host.Server{
+				{Name: "a", Transport: client.InMemory(a.Handler()), Options: &client.Options{Version: version}},
+				{Name: "b", Transport: client.InMemory(b.Handler()), Options: &client.Options{Version: version}},
+			}, &host.Options{TTL: time.Hour, OnChange: func(server, n string) { changes <- server + " " + n }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = h.Close(context.Background()) })
+
+			tools, err := h.Tools(ctx)
+			if got := names(t, tools, err, toolName); !slices.Equal(got, []string{"a.echo", "b.echo"}) {
+				t.Fatalf("tools %v", got)
+			}
+			if got := text(t)(h.CallTool(ctx, "b.echo", map[string]string{"text": "hi"})); got != "beta echoes hi" {
+				t.Errorf("b.echo: %q", got)
+			}
+			p, err := h.GetPrompt(ctx, "a.brief", map[string]string{"topic": "MCP"})
+			if err != nil || p.Messages[0].Content.(*mcp.TextContent).Text != "alpha briefs on MCP" {
+				t.Errorf("a.brief: %+v %v", p, err)
+			}
+			if _, err := h.CallTool(ctx, "c.echo", nil); err == nil {
+				t.Error("a call to an unknown server was routed")
+			}
+
+			// The gateway: a third router re-exporting both servers.
+			gw := router(t, "gateway")
+			gw.RemoveTool("echo")
+			gw.RemovePrompt("brief")
+			if err := h.Mount(ctx, gw); err != nil {
+				t.Fatal(err)
+			}
+			gc, err := client.Connect(ctx, client.InMemory(gw.Handler()), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = gc.Close(context.Background()) })
+			listed, err := gc.ListTools(ctx, "")
+			if got := names(t, listed.Tools, err, toolName); !slices.Equal(got, []string{"a.echo", "b.echo"}) {
+				t.Fatalf("gateway tools %v", got)
+			}
+			if got := text(t)(gc.CallTool(ctx, "a.echo", map[string]string{"text": "via gateway"})); got != "alpha echoes via gateway" {
+				t.Errorf("gateway a.echo: %q", got)
+			}
+			gp, err := gc.GetPrompt(ctx, "b.brief", map[string]string{"topic": "hosts"})
+			if err != nil || gp.Messages[0].Content.(*mcp.TextContent).Text != "beta briefs on hosts" {
+				t.Errorf("gateway b.brief: %+v %v", gp, err)
+			}
+
+			// beta gains a tool: its list_changed drops the cached list
+			// within the hour's TTL, and the gateway declares the tool.
+			b.Tool("shout", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+				return specter.Reply("BETA")
+			}, specter.Description("Shouts"))
+			select {
+			case c := <-changes:
+				if c != "b "+mcp.NotificationToolsChanged {
+					t.Fatalf("change %q", c)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("no list_changed reached the host")
+			}
+			tools, err = h.Tools(ctx)
+			if got := names(t, tools, err, toolName); !slices.Equal(got, []string{"a.echo", "b.echo", "b.shout"}) {
+				t.Fatalf("tools after the change %v", got)
+			}
+			eventually(t, "the gateway lists b.shout", func() bool {
+				listed, err := gc.ListTools(ctx, "")
+				return err == nil && slices.Contains(names(t, listed.Tools, nil, toolName), "b.shout")
+			})
+			if got := text(t)(gc.CallTool(ctx, "b.shout", nil)); got != "BETA" {
+				t.Errorf("gateway b.shout: %q", got)
+			}
+		})
+	}
+}
