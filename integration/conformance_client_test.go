@@ -83,6 +83,7 @@ func TestConformanceClient(t *testing.T) {
 					t.Errorf("scenario %s passed no check", sc)
 				}
 			}
+			t.Logf("%s: %d scenarios, each with passing checks", run.name, len(scenarios))
 		})
 	}
 }
