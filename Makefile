@@ -8,6 +8,7 @@ FUZZ := \
 	./jsonrpc:FuzzParse \
 	./internal/jsonscan:FuzzMembers \
 	./sse:FuzzAppendEvent \
+	./stdio:FuzzRead \
 	./mcptest:FuzzEventReader \
 	./params:FuzzValidate \
 	./internal/seal:FuzzOpen \

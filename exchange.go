@@ -13,6 +13,7 @@ import (
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -71,7 +72,11 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 	x := &in.x
 	if sess == nil {
 		x.cancel = cancel
-		if err := call.Open(r.sealer, x.binding()); err != nil {
+		var b seal.Binding // what a requestState must be bound to; digesting costs, so only with one
+		if call.RequestState != "" {
+			b = x.binding()
+		}
+		if err := call.Open(r.sealer, b); err != nil {
 			x.respond(handlers.Failed(err), false)
 			return
 		}
@@ -280,7 +285,7 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 		}
 		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
 	}
-	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
+	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Modern, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {

@@ -11,6 +11,14 @@
 //
 //	go run ./example_app [-addr host:port]
 //
+// or, for a desktop client that starts it as a subprocess, with
+//
+//	go run ./example_app -stdio
+//
+// which serves MCP over stdin and stdout as the caller whose token is
+// $SPECTER_TOKEN, or else as a demo user ($SPECTER_USER: basic, the
+// default, or ultra), with logs on stderr.
+//
 // It listens on $SPECTER_ADDR (default 127.0.0.1:8080), serves MCP at /mcp
 // and prints the endpoint URL, two demo tokens (a basic and an ultra
 // user, valid for 24 hours) and a curl command to try. A demo issuer
@@ -88,12 +96,16 @@ func run() error {
 		Log:  newLogger(os.Stderr),
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on (default from $SPECTER_ADDR)")
+	onStdio := flag.Bool("stdio", false, "serve MCP over stdin and stdout, for a desktop client that starts the app")
 	flag.Parse()
 	secret, random, err := loadSecret(os.Getenv("SPECTER_JWT_SECRET"))
 	if err != nil {
 		return err
 	}
 	cfg.Secret = secret
+	if *onStdio {
+		return runStdio(cfg)
+	}
 
 	// Listening before building the app makes the URL, and so the tokens'
 	// audience, right even for port 0, and fails early when the port is

@@ -94,10 +94,11 @@ func Mismatch(format string, args ...any) *jsonrpc.Error {
 }
 
 // CheckVersion checks the protocol version of a request whose _meta
-// names version: the header must carry it (-32020), and it must be one
-// this package serves (-32022, with the supported versions as data).
+// names version: the header must carry it (-32020) unless h is nil (no
+// HTTP headers), and it must be one this package serves (-32022, with the
+// supported versions as data).
 func CheckVersion(h http.Header, version string) *jsonrpc.Error {
-	if hv, ok := single(h, HeaderProtocolVersion); !ok || hv != version {
+	if hv, ok := single(h, HeaderProtocolVersion); h != nil && (!ok || hv != version) {
 		return Mismatch("MCP-Protocol-Version %q does not match _meta %s %q", hv, mcp.MetaProtocolVersion, version)
 	}
 	if version != mcp.Version20260728 {
