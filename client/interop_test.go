@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -14,9 +15,13 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
 
+	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
+	"github.com/specter-mcp/specter/integration/conformance/fixture"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/stdio"
 )
 
 // sdkServer is an MCP server built with the official Go SDK: a tool of
@@ -188,13 +193,60 @@ func TestInteropGoSDKServer(t *testing.T) {
 // TestMain).
 const stdioServerEnv = "SPECTER_CLIENT_TEST_STDIO_SERVER"
 
-// runStdioServer serves sdkServer on standard input and output.
+// runStdioServer serves, on standard input and output, sdkServer or,
+// when the variable says "specter", Specter's conformance fixture.
 func runStdioServer() {
-	if err := sdkServer().Run(context.Background(), &sdk.StdioTransport{}); err != nil {
+	var err error
+	if os.Getenv(stdioServerEnv) == "specter" {
+		err = (&stdio.Server{Handler: fixture.New(specter.Logger(zerolog.Nop()))}).Run(context.Background())
+	} else {
+		err = sdkServer().Run(context.Background(), &sdk.StdioTransport{})
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// TestSpecterStdio launches Specter's fixture as a stdio command and
+// drives it in each era: server requests in sessions, multi round-trip
+// requests and progress in 2026-07-28.
+func TestSpecterStdio(t *testing.T) {
+	eras(t, func(t *testing.T, v string) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), stdioServerEnv+"=specter")
+		cmd.Stderr = os.Stderr
+		c := connect(t, &client.CommandTransport{Cmd: cmd}, handlers(&client.Options{Version: v}))
+		if want := cmp.Or(v, mcp.Version20260728); c.Version() != want {
+			t.Fatalf("version %s, want %s", c.Version(), want)
+		}
+		ctx := t.Context()
+		for _, tc := range []struct {
+			tool string
+			args any
+			want string
+		}{
+			{"test_simple_text", nil, "This is a simple text response for testing."},
+			{"test_sampling", map[string]string{"prompt": "Capital of France?"}, "LLM response: Paris"},
+			{"test_input_required_result_multi_round", nil, "Ada likes Ada"},
+		} {
+			res, err := c.CallTool(ctx, tc.tool, tc.args)
+			if err != nil {
+				t.Fatalf("%s: %v", tc.tool, err)
+			}
+			if got := text(t, res); got != tc.want {
+				t.Errorf("%s: %q, want %q", tc.tool, got, tc.want)
+			}
+		}
+		var progress []float64
+		_, err := c.CallTool(ctx, "test_tool_with_progress", nil, client.WithProgress(func(p mcp.ProgressParams) {
+			progress = append(progress, p.Progress)
+		}))
+		if err != nil || len(progress) != 3 {
+			t.Errorf("progress %v, %v", progress, err)
+		}
+	})
 }
 
 // TestInteropStdio launches a Go SDK server as a command and talks to it
