@@ -53,25 +53,31 @@ func sdkServer() *sdk.Server {
 		}
 		return reply("done"), nil
 	})
-	tool("sample", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		res, err := req.Session.CreateMessage(ctx, &sdk.CreateMessageParams{
+	// sample and elicit are multi round-trip handlers: input_required
+	// results on the 2026-07-28 wire, which the SDK turns into server
+	// requests for clients of the session era.
+	tool("sample", func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if res, ok := req.Params.InputResponses["llm"].(*sdk.CreateMessageWithToolsResult); ok && len(res.Content) == 1 {
+			if tc, ok := res.Content[0].(*sdk.TextContent); ok {
+				return reply("model said: " + tc.Text), nil
+			}
+		}
+		return &sdk.CallToolResult{InputRequests: sdk.InputRequestMap{"llm": &sdk.CreateMessageParams{
 			Messages:  []*sdk.SamplingMessage{{Role: "user", Content: &sdk.TextContent{Text: "Capital of France?"}}},
 			MaxTokens: 50,
-		})
-		if err != nil {
-			return nil, err
-		}
-		return reply("model said: " + res.Content.(*sdk.TextContent).Text), nil
+		}}}, nil
 	})
-	tool("elicit", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
-		res, err := req.Session.Elicit(ctx, &sdk.ElicitParams{
+	tool("elicit", func(_ context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		if res, ok := req.Params.InputResponses["who"].(*sdk.ElicitResult); ok {
+			if req.Params.RequestState != "step-1" {
+				return nil, fmt.Errorf("requestState %q is not the one handed out", req.Params.RequestState)
+			}
+			return reply(fmt.Sprintf("%s: %v %v", res.Action, res.Content["name"], res.Content["lang"])), nil
+		}
+		return &sdk.CallToolResult{RequestState: "step-1", InputRequests: sdk.InputRequestMap{"who": &sdk.ElicitParams{
 			Message:         "Your name?",
 			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"lang":{"type":"string","default":"Go"}},"required":["name"]}`),
-		})
-		if err != nil {
-			return nil, err
-		}
-		return reply(fmt.Sprintf("%s: %v %v", res.Action, res.Content["name"], res.Content["lang"])), nil
+		}}}, nil
 	})
 	tool("resume", func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		if req.Extra != nil && req.Extra.CloseSSEStream != nil {
@@ -170,23 +176,31 @@ func driveServer(t *testing.T, c *client.Client, q serverQuirks) {
 	}
 }
 
-// TestInteropGoSDKServer drives a Go SDK server over Streamable HTTP in
-// a session, with an event store so that a dropped stream resumes.
+// TestInteropGoSDKServer drives a Go SDK server over Streamable HTTP:
+// in a session, with an event store so that a dropped stream resumes, and
+// statelessly in 2026-07-28, where its sampling and elicitation are
+// multi round-trip requests.
 func TestInteropGoSDKServer(t *testing.T) {
 	s := sdkServer()
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, &sdk.StreamableHTTPOptions{
-		EventStore: sdk.NewMemoryEventStore(nil),
-	})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close) // after the client's Close, registered later
-	c := connect(t, &client.HTTPTransport{URL: srv.URL}, handlers(nil))
-	if !mcp.IsSessionVersion(c.Version()) {
-		t.Fatalf("version %s: the Go SDK's session server should have been reached with initialize", c.Version())
+	for _, tc := range []struct {
+		name    string
+		opts    *sdk.StreamableHTTPOptions
+		version string
+		quirks  serverQuirks
+	}{
+		{"session", &sdk.StreamableHTTPOptions{EventStore: sdk.NewMemoryEventStore(nil)}, mcp.Version20251125, serverQuirks{}},
+		{"stateless", &sdk.StreamableHTTPOptions{Stateless: true}, mcp.Version20260728, serverQuirks{noResume: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := httptest.NewServer(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s }, tc.opts))
+			t.Cleanup(srv.Close) // after the client's Close, registered later
+			c := connect(t, &client.HTTPTransport{URL: srv.URL}, handlers(nil))
+			if c.Version() != tc.version || c.ServerInfo().Name != "go-sdk-server" {
+				t.Fatalf("version %s, server %+v: want %s", c.Version(), c.ServerInfo(), tc.version)
+			}
+			driveServer(t, c, tc.quirks)
+		})
 	}
-	if c.ServerInfo().Name != "go-sdk-server" {
-		t.Errorf("server info %+v", c.ServerInfo())
-	}
-	driveServer(t, c, serverQuirks{})
 }
 
 // stdioServerEnv makes the test binary an MCP server on stdio (see
@@ -250,35 +264,16 @@ func TestSpecterStdio(t *testing.T) {
 }
 
 // TestInteropStdio launches a Go SDK server as a command and talks to it
-// over stdio.
+// over stdio in each era.
 func TestInteropStdio(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), stdioServerEnv+"=1")
-	cmd.Stderr = os.Stderr
-	// The SDK's handlers send sampling and elicitation requests, which
-	// only the session era allows: pin 2025-11-25.
-	c := connect(t, &client.CommandTransport{Cmd: cmd}, handlers(&client.Options{Version: mcp.Version20251125}))
-	if c.ServerInfo().Name != "go-sdk-server" {
-		t.Errorf("server info %+v", c.ServerInfo())
-	}
-	driveServer(t, c, serverQuirks{noResume: true})
-}
-
-// TestInteropStdioDiscover reaches the same stdio server in the
-// stateless revision, found with server/discover.
-func TestInteropStdioDiscover(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), stdioServerEnv+"=1")
-	cmd.Stderr = os.Stderr
-	c := connect(t, &client.CommandTransport{Cmd: cmd}, nil)
-	if c.Version() != mcp.Version20260728 {
-		t.Fatalf("version %s, want %s", c.Version(), mcp.Version20260728)
-	}
-	res, err := c.CallTool(t.Context(), "greet", map[string]string{"name": "Ada"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := text(t, res); got != "Hello, Ada" {
-		t.Errorf("greet: %q", got)
-	}
+	eras(t, func(t *testing.T, v string) {
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), stdioServerEnv+"=1")
+		cmd.Stderr = os.Stderr
+		c := connect(t, &client.CommandTransport{Cmd: cmd}, handlers(&client.Options{Version: v}))
+		if want := cmp.Or(v, mcp.Version20260728); c.Version() != want || c.ServerInfo().Name != "go-sdk-server" {
+			t.Fatalf("version %s, server %+v: want %s", c.Version(), c.ServerInfo(), want)
+		}
+		driveServer(t, c, serverQuirks{noResume: true})
+	})
 }
