@@ -11,9 +11,10 @@ import (
 	"github.com/specter-mcp/specter/params"
 )
 
-// Mount re-exports the servers' tools and prompts through a Specter
-// router, under their "server.name" names: calls are forwarded to the
-// servers and their results passed back as they are. When a server's list
+// Mount re-exports the servers' tools, prompts and resources through a
+// Specter router, tools and prompts under their "server.name" names and
+// resources at their own URIs: requests are forwarded to the servers and
+// their results passed back as they are. When a server's list
 // changes, its declarations on r are replaced, and r tells its own
 // clients. Items r refuses to declare (a tool without a usable input
 // schema, say) are skipped, and reported in the returned error; the rest
@@ -22,7 +23,9 @@ func (h *Host) Mount(ctx context.Context, r *specter.Router) error {
 	g := &gateway{h: h, r: r, declared: map[string][]declared{}}
 	var errs []error
 	for _, name := range h.names {
-		errs = append(errs, g.sync(ctx, name, mcp.NotificationToolsChanged), g.sync(ctx, name, mcp.NotificationPromptsChanged))
+		for _, kind := range []string{mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged} {
+			errs = append(errs, g.sync(ctx, name, kind))
+		}
 	}
 	h.mu.Lock()
 	h.watchers = append(h.watchers, func(server, notification string) {
@@ -54,7 +57,7 @@ type gateway struct {
 
 type declared struct {
 	kind string // the list_changed notification of its kind
-	name string
+	name string // a resource's URI
 }
 
 // sync declares a server's current tools or prompts on the router in
@@ -83,6 +86,16 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 			names = append(names, p.Name)
 			decls = append(decls, func() error { return g.prompt(p) })
 		}
+	case mcp.NotificationResourcesChanged:
+		m := g.h.members[server]
+		resources, err := list(ctx, g.h, m, mcp.MethodResourcesList, m.c.Resources)
+		if err != nil {
+			return err
+		}
+		for _, r := range resources {
+			names = append(names, r.URI)
+			decls = append(decls, func() error { return g.resource(m, r) })
+		}
 	default:
 		return nil
 	}
@@ -94,10 +107,13 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 			kept = append(kept, d)
 			continue
 		}
-		if d.kind == mcp.NotificationToolsChanged {
+		switch d.kind {
+		case mcp.NotificationToolsChanged:
 			g.r.RemoveTool(d.name)
-		} else {
+		case mcp.NotificationPromptsChanged:
 			g.r.RemovePrompt(d.name)
+		default:
+			g.r.RemoveResource(d.name)
 		}
 	}
 	var errs []error
@@ -163,6 +179,24 @@ func (g *gateway) prompt(p mcp.Prompt) error {
 				return specter.Error(err)
 			}
 			return specter.Reply(res.Messages)
+		}, opts...)
+	})
+}
+
+// resource re-exports a resource of m at its URI. A URI another server
+// already declared on the router is refused, and reported.
+func (g *gateway) resource(m *member, r mcp.Resource) error {
+	opts := []specter.Option{specter.Name(m.name + Separator + r.Name), specter.Description(orDefault(r.Description, "Resource "+r.URI))}
+	if r.MIMEType != "" {
+		opts = append(opts, specter.MIMEType(r.MIMEType))
+	}
+	return declare("resource", r.URI, func() {
+		g.r.Resource(r.URI, func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+			res, err := m.c.ReadResource(c, r.URI)
+			if err != nil {
+				return specter.Error(err)
+			}
+			return specter.Reply(res)
 		}, opts...)
 	})
 }

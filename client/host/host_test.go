@@ -17,7 +17,7 @@ import (
 )
 
 // router is a Specter server named name with an "echo" tool that says
-// which server answered, and a "brief" prompt.
+// which server answered, a "brief" prompt and a readme resource.
 func router(t *testing.T, name string) *specter.Router {
 	r := specter.NewRouter(name, "1.0.0", specter.Logger(zerolog.Nop()))
 	r.Tool("echo", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
@@ -26,6 +26,9 @@ func router(t *testing.T, name string) *specter.Router {
 	r.Prompt("brief", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply(name + " briefs on " + p.String("topic"))
 	}, specter.Description("A briefing"), params.String("topic", params.Required()))
+	r.Resource("app://"+name+"/readme", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+		return specter.Reply("read " + name)
+	}, specter.Name("readme"), specter.Description("The readme"), specter.MIMEType("text/plain"))
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -75,7 +78,7 @@ func eventually(t *testing.T, what string, cond func() bool) {
 }
 
 // TestHost aggregates two Specter servers in each era: namespaced lists,
-// routed calls, a list refreshed on list_changed within a TTL that would
+// routed calls and reads, a list refreshed on list_changed within a TTL that would
 // otherwise keep it, and a gateway router re-exporting both that follows
 // the change too.
 func TestHost(t *testing.T) {
@@ -104,6 +107,14 @@ func TestHost(t *testing.T) {
 			if err != nil || p.Messages[0].Content.(*mcp.TextContent).Text != "alpha briefs on MCP" {
 				t.Errorf("a.brief: %+v %v", p, err)
 			}
+			resources, err := h.Resources(ctx)
+			if got := names(t, resources, err, func(r mcp.Resource) string { return r.Name + " " + r.URI }); !slices.Equal(got, []string{"a.readme app://alpha/readme", "b.readme app://beta/readme"}) {
+				t.Errorf("resources %v", got)
+			}
+			rr, err := h.ReadResource(ctx, "app://beta/readme")
+			if err != nil || *rr.Contents[0].Text != "read beta" {
+				t.Errorf("read: %+v %v", rr, err)
+			}
 			if _, err := h.CallTool(ctx, "c.echo", nil); err == nil {
 				t.Error("a call to an unknown server was routed")
 			}
@@ -112,6 +123,7 @@ func TestHost(t *testing.T) {
 			gw := router(t, "gateway")
 			gw.RemoveTool("echo")
 			gw.RemovePrompt("brief")
+			gw.RemoveResource("app://gateway/readme")
 			if err := h.Mount(ctx, gw); err != nil {
 				t.Fatal(err)
 			}
@@ -130,6 +142,11 @@ func TestHost(t *testing.T) {
 			gp, err := gc.GetPrompt(ctx, "b.brief", map[string]string{"topic": "hosts"})
 			if err != nil || gp.Messages[0].Content.(*mcp.TextContent).Text != "beta briefs on hosts" {
 				t.Errorf("gateway b.brief: %+v %v", gp, err)
+			}
+
+			grr, err := gc.ReadResource(ctx, "app://alpha/readme")
+			if err != nil || *grr.Contents[0].Text != "read alpha" {
+				t.Errorf("gateway read: %+v %v", grr, err)
 			}
 
 			// beta gains a tool: its list_changed drops the cached list
