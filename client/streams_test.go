@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http/httptest"
 	"testing"
 	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -78,5 +81,46 @@ wait:
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("listen: %v, want context.Canceled", err)
+	}
+}
+
+// TestCancellation gives up on a call: the server's work ends, through
+// notifications/cancelled in a session and the request's end in
+// 2026-07-28.
+func TestCancellation(t *testing.T) {
+	started, stopped := make(chan struct{}, 4), make(chan struct{}, 4)
+	r := specter.NewRouter("slow", "1.0.0", specter.Logger(zerolog.Nop()))
+	r.Tool("wait", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+		return specter.NoReply(func(s *specter.Stream) specter.Result {
+			started <- struct{}{}
+			<-s.Done()
+			stopped <- struct{}{}
+			return specter.Reply("too late")
+		})
+	}, specter.Description("Waits until cancelled"))
+	srv := httptest.NewServer(r.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.Shutdown(ctx)
+		srv.Close()
+	})
+	for _, v := range []string{mcp.Version20260728, mcp.Version20251125} {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, &client.HTTPTransport{URL: srv.URL}, &client.Options{Version: v})
+			ctx, cancel := context.WithCancel(t.Context())
+			go func() {
+				<-started
+				cancel()
+			}()
+			if _, err := c.CallTool(ctx, "wait", nil); !errors.Is(err, context.Canceled) {
+				t.Fatalf("call: %v, want context.Canceled", err)
+			}
+			select {
+			case <-stopped:
+			case <-time.After(5 * time.Second):
+				t.Fatal("the server's work did not end")
+			}
+		})
 	}
 }
