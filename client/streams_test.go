@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -120,6 +121,36 @@ func TestCancellation(t *testing.T) {
 			case <-stopped:
 			case <-time.After(5 * time.Second):
 				t.Fatal("the server's work did not end")
+			}
+		})
+	}
+}
+
+// TestPagination follows nextCursor through every page of a list.
+func TestPagination(t *testing.T) {
+	r := specter.NewRouter("many", "1.0.0", specter.Logger(zerolog.Nop()), specter.PageSize(3))
+	for i := range 10 {
+		r.Tool(fmt.Sprintf("tool_%02d", i), func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+			return specter.Reply("ok")
+		}, specter.Description("One of many"))
+	}
+	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
+	for _, v := range []string{mcp.Version20260728, mcp.Version20251125} {
+		t.Run(v, func(t *testing.T) {
+			c := connect(t, client.InMemory(r.Handler()), &client.Options{Version: v})
+			first, err := c.ListTools(t.Context(), "")
+			if err != nil || len(first.Tools) != 3 || first.NextCursor == "" {
+				t.Fatalf("first page: %+v %v", first, err)
+			}
+			var names []string
+			for tool, err := range c.Tools(t.Context()) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				names = append(names, tool.Name)
+			}
+			if len(names) != 10 || names[0] != "tool_00" || names[9] != "tool_09" {
+				t.Errorf("tools %v", names)
 			}
 		})
 	}
