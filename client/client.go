@@ -20,8 +20,9 @@ import (
 type Options struct {
 	// Info names the client to servers; default "specter-client".
 	Info mcp.Implementation
-	// Version pins the protocol revision. Empty negotiates: server/discover
-	// first (2026-07-28), initialize for servers of the session era.
+	// Version pins the protocol revision: a server that does not speak it
+	// is an error. Empty negotiates: server/discover first (2026-07-28),
+	// initialize for servers of the session era.
 	Version string
 
 	// Sampling answers sampling/createMessage; setting it declares the
@@ -276,6 +277,9 @@ func (c *Client) initialize(ctx context.Context, version string) error {
 	}
 	if !mcp.IsSessionVersion(res.ProtocolVersion) {
 		return fmt.Errorf("mcp client: the server chose protocol version %q, which this client does not speak", res.ProtocolVersion)
+	}
+	if pin := c.opts.Version; pin != "" && res.ProtocolVersion != pin {
+		return fmt.Errorf("mcp client: %s is pinned but the server chose %s", pin, res.ProtocolVersion)
 	}
 	c.mu.Lock()
 	c.version = res.ProtocolVersion

@@ -155,3 +155,45 @@ func TestPagination(t *testing.T) {
 		})
 	}
 }
+
+// TestNegotiation reaches servers that offer fewer revisions: a
+// session-only server is initialized with the newest revision it lists,
+// and a pinned revision it lacks is an error, in either era.
+func TestNegotiation(t *testing.T) {
+	for _, tc := range []struct {
+		offered []string
+		pin     string
+		want    string // "" for an error
+	}{
+		{[]string{mcp.Version20250618, mcp.Version20250326}, "", mcp.Version20250618},
+		{[]string{mcp.Version20251125, mcp.Version20260728}, "", mcp.Version20260728},
+		{[]string{mcp.Version20251125}, mcp.Version20250618, ""},
+		{[]string{mcp.Version20251125}, mcp.Version20260728, ""},
+	} {
+		t.Run(fmt.Sprint(tc.offered, tc.pin), func(t *testing.T) {
+			r := specter.NewRouter("picky", "1.0.0", specter.Logger(zerolog.Nop()), specter.Versions(tc.offered...))
+			r.Tool("ping", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+				return specter.Reply("pong")
+			}, specter.Description("Pong"))
+			t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
+			c, err := client.Connect(t.Context(), client.InMemory(r.Handler()), &client.Options{Version: tc.pin})
+			if tc.want == "" {
+				if err == nil {
+					_ = c.Close(context.Background())
+					t.Fatalf("connected with %s", c.Version())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = c.Close(context.Background()) })
+			if c.Version() != tc.want {
+				t.Errorf("version %s, want %s", c.Version(), tc.want)
+			}
+			if _, err := c.CallTool(t.Context(), "ping", nil); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+}
