@@ -57,7 +57,11 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 	defer timer.Stop()
 	for !t.Terminal() {
 		if t.Status == mcp.TaskInputRequired && len(t.InputRequests) > 0 {
-			answers, err := c.answerAll(ctx, t.InputRequests)
+			reqs := make(map[string]json.RawMessage, len(t.InputRequests))
+			for key, in := range t.InputRequests {
+				reqs[key], _ = json.Marshal(in) // decoded from JSON: encodes
+			}
+			answers, err := c.answerAll(ctx, reqs)
 			if err != nil {
 				return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s: answering input requests: %w", method, id, err))
 			}

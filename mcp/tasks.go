@@ -35,7 +35,7 @@ type Task struct {
 	PollIntervalMs int64  `json:"pollIntervalMs,omitempty"`
 	// InputRequests are the questions of an input_required task, answered
 	// with tasks/update.
-	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
 	// Result is what the request would have returned, once completed.
 	Result json.RawMessage `json:"result,omitempty"`
 	// Error is why a failed task failed.

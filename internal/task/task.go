@@ -70,28 +70,14 @@ func newID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// View is a task on the wire: a CreateTaskResult, or the result of
-// tasks/get.
-type View struct {
-	TaskID         string                      `json:"taskId"`
-	Status         string                      `json:"status"`
-	CreatedAt      string                      `json:"createdAt"`
-	LastUpdatedAt  string                      `json:"lastUpdatedAt"`
-	PollIntervalMs int64                       `json:"pollIntervalMs"`
-	InputRequests  map[string]mcp.InputRequest `json:"inputRequests,omitempty"`
-	Result         json.RawMessage             `json:"result,omitempty"`
-	Error          *jsonrpc.Error              `json:"error,omitempty"`
-	mcp.ResultBase
-}
-
 // View returns the task as it is now. Without detail it is the answer to
 // the call that created the task (resultType "task"); with detail it is
 // the answer to tasks/get, carrying the open questions, the result or the
 // error.
-func (t *Task) View(detailed bool) *View {
+func (t *Task) View(detailed bool) *mcp.Task {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v := &View{TaskID: t.ID, Status: t.status, CreatedAt: t.created.UTC().Format(time.RFC3339Nano),
+	v := &mcp.Task{TaskID: t.ID, Status: t.status, CreatedAt: t.created.UTC().Format(time.RFC3339Nano),
 		LastUpdatedAt: t.updated.UTC().Format(time.RFC3339Nano), PollIntervalMs: PollInterval.Milliseconds()}
 	ttl := t.ttl.Milliseconds()
 	v.TTLMs = &ttl

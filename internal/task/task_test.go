@@ -94,7 +94,7 @@ func TestTerminal(t *testing.T) {
 }
 
 // waitStatus polls the task until it reports status.
-func waitStatus(t *testing.T, tk *Task, status string) *View {
+func waitStatus(t *testing.T, tk *Task, status string) *mcp.Task {
 	t.Helper()
 	for range 5000 {
 		if v := tk.View(true); v.Status == status {
@@ -191,7 +191,7 @@ func TestTableServe(t *testing.T) {
 	var tt Table
 	tk := New("alice", time.Hour, func() {})
 	tt.Add(tk)
-	if v, refused := tt.Serve(mcp.MethodTasksGet, tk.ID, "alice", nil); refused != nil || v.(*View).TaskID != tk.ID {
+	if v, refused := tt.Serve(mcp.MethodTasksGet, tk.ID, "alice", nil); refused != nil || v.(*mcp.Task).TaskID != tk.ID {
 		t.Fatalf("tasks/get = %+v, %v; want the task's view", v, refused)
 	}
 	for _, who := range []struct{ id, principal string }{{tk.ID, "bob"}, {"nope", "alice"}} {
