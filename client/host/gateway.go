@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 )
@@ -14,7 +15,7 @@ import (
 // Mount re-exports the servers' tools, prompts and resources through a
 // Specter router, tools and prompts under their "server.name" names and
 // resources at their own URIs: requests are forwarded to the servers and
-// their results passed back as they are. When a server's list
+// their results passed back as they are, with the progress of tool calls. When a server's list
 // changes, its declarations on r are replaced, and r tells its own
 // clients. Items r refuses to declare (a tool without a usable input
 // schema, say) are skipped, and reported in the returned error; the rest
@@ -146,12 +147,23 @@ func (g *gateway) tool(t mcp.Tool) error {
 		opts = append(opts, specter.OutputSchema(t.OutputSchema))
 	}
 	return declare("tool", t.Name, func() {
-		g.r.Tool(t.Name, func(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-			res, err := g.h.CallTool(c, t.Name, map[string]any(p))
-			if err != nil {
-				return specter.Error(err)
-			}
-			return specter.Reply(res)
+		g.r.Tool(t.Name, func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+			return specter.NoReply(func(s *specter.Stream) specter.Result {
+				// The server's progress is the gateway client's (when it
+				// asked for progress: Stream.Progress checks).
+				relay := client.WithProgress(func(pp mcp.ProgressParams) {
+					var total float64
+					if pp.Total != nil {
+						total = *pp.Total
+					}
+					_ = s.Progress(pp.Progress, total, pp.Message)
+				})
+				res, err := g.h.CallTool(s, t.Name, map[string]any(p), relay)
+				if err != nil {
+					return specter.Error(err)
+				}
+				return specter.Reply(res)
+			})
 		}, opts...)
 	})
 }

@@ -17,7 +17,8 @@ import (
 )
 
 // router is a Specter server named name with an "echo" tool that says
-// which server answered, a "brief" prompt and a readme resource.
+// which server answered, a "count" tool that reports progress, a "brief"
+// prompt and a readme resource.
 func router(t *testing.T, name string) *specter.Router {
 	r := specter.NewRouter(name, "1.0.0", specter.Logger(zerolog.Nop()))
 	r.Tool("echo", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
@@ -26,6 +27,14 @@ func router(t *testing.T, name string) *specter.Router {
 	r.Prompt("brief", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply(name + " briefs on " + p.String("topic"))
 	}, specter.Description("A briefing"), params.String("topic", params.Required()))
+	r.Tool("count", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+		return specter.NoReply(func(s *specter.Stream) specter.Result {
+			for i := 1; i <= 3; i++ {
+				_ = s.Progress(float64(i), 3, "")
+			}
+			return specter.Reply("counted")
+		})
+	}, specter.Description("Counts to three, with progress"))
 	r.Resource("app://"+name+"/readme", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 		return specter.Reply("read " + name)
 	}, specter.Name("readme"), specter.Description("The readme"), specter.MIMEType("text/plain"))
@@ -97,7 +106,7 @@ func TestHost(t *testing.T) {
 			t.Cleanup(func() { _ = h.Close(context.Background()) })
 
 			tools, err := h.Tools(ctx)
-			if got := names(t, tools, err, toolName); !slices.Equal(got, []string{"a.echo", "b.echo"}) {
+			if got := names(t, tools, err, toolName); !slices.Equal(got, []string{"a.count", "a.echo", "b.count", "b.echo"}) {
 				t.Fatalf("tools %v", got)
 			}
 			if got := text(t)(h.CallTool(ctx, "b.echo", map[string]string{"text": "hi"})); got != "beta echoes hi" {
@@ -122,6 +131,7 @@ func TestHost(t *testing.T) {
 			// The gateway: a third router re-exporting both servers.
 			gw := router(t, "gateway")
 			gw.RemoveTool("echo")
+			gw.RemoveTool("count")
 			gw.RemovePrompt("brief")
 			gw.RemoveResource("app://gateway/readme")
 			if err := h.Mount(ctx, gw); err != nil {
@@ -133,7 +143,7 @@ func TestHost(t *testing.T) {
 			}
 			t.Cleanup(func() { _ = gc.Close(context.Background()) })
 			listed, err := gc.ListTools(ctx, "")
-			if got := names(t, listed.Tools, err, toolName); !slices.Equal(got, []string{"a.echo", "b.echo"}) {
+			if got := names(t, listed.Tools, err, toolName); !slices.Equal(got, []string{"a.count", "a.echo", "b.count", "b.echo"}) {
 				t.Fatalf("gateway tools %v", got)
 			}
 			if got := text(t)(gc.CallTool(ctx, "a.echo", map[string]string{"text": "via gateway"})); got != "alpha echoes via gateway" {
@@ -144,6 +154,12 @@ func TestHost(t *testing.T) {
 				t.Errorf("gateway b.brief: %+v %v", gp, err)
 			}
 
+			var progress []float64
+			if got := text(t)(gc.CallTool(ctx, "b.count", nil, client.WithProgress(func(p mcp.ProgressParams) {
+				progress = append(progress, p.Progress)
+			}))); got != "counted" || !slices.Equal(progress, []float64{1, 2, 3}) {
+				t.Errorf("gateway b.count: %q, progress %v", got, progress)
+			}
 			grr, err := gc.ReadResource(ctx, "app://alpha/readme")
 			if err != nil || *grr.Contents[0].Text != "read alpha" {
 				t.Errorf("gateway read: %+v %v", grr, err)
@@ -163,7 +179,7 @@ func TestHost(t *testing.T) {
 				t.Fatal("no list_changed reached the host")
 			}
 			tools, err = h.Tools(ctx)
-			if got := names(t, tools, err, toolName); !slices.Equal(got, []string{"a.echo", "b.echo", "b.shout"}) {
+			if got := names(t, tools, err, toolName); !slices.Equal(got, []string{"a.count", "a.echo", "b.count", "b.echo", "b.shout"}) {
 				t.Fatalf("tools after the change %v", got)
 			}
 			eventually(t, "the gateway lists b.shout", func() bool {
