@@ -2,8 +2,10 @@ package host_test
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"sort"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,5 +192,39 @@ func TestHost(t *testing.T) {
 				t.Errorf("gateway b.shout: %q", got)
 			}
 		})
+	}
+}
+
+// TestListCacheTTL serves lists from the cache within the TTL and asks
+// the server again after it.
+func TestListCacheTTL(t *testing.T) {
+	r := router(t, "alpha")
+	var lists atomic.Int32
+	counting := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Mcp-Method") == mcp.MethodToolsList {
+			lists.Add(1)
+		}
+		r.Handler().ServeHTTP(w, req)
+	})
+	for _, tc := range []struct {
+		ttl  time.Duration
+		want int32
+	}{{time.Hour, 1}, {time.Nanosecond, 3}} {
+		lists.Store(0)
+		h, err := host.New(t.Context(), []host.Server{{Name: "a", Transport: client.InMemory(counting)}}, &host.Options{TTL: tc.ttl})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			if _, err := h.Tools(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := h.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := lists.Load(); got != tc.want {
+			t.Errorf("TTL %v: %d tools/list requests for 3 lists, want %d", tc.ttl, got, tc.want)
+		}
 	}
 }
