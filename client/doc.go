@@ -20,6 +20,13 @@
 //     with GET and Last-Event-ID after the server's retry delay; Close
 //     ends the session with DELETE.
 //
+// Beyond the methods of the protocol: Tools, Prompts and Resources iterate
+// over every page; CallToolInto decodes structuredContent into a Go value
+// after checking it against the tool's output schema; with Options.Tasks a
+// task-augmented result is followed to its end (GetTask, UpdateTask and
+// CancelTask drive tasks by hand); LoadSkill and ReadSkillFile return skill
+// files only once their size, digest and frontmatter match the listing.
+//
 // Transports: HTTPTransport (Streamable HTTP; its http.Client is where
 // authorization plugs in, see package client/oauth), InMemory (an
 // http.Handler such as a Specter router, served in process) and
