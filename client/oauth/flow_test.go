@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -317,5 +319,56 @@ func TestAuthorizationResponseFromAnotherIssuer(t *testing.T) {
 	defer as.mu.Unlock()
 	if as.tokens != 0 {
 		t.Errorf("%d tokens issued", as.tokens)
+	}
+}
+
+// TestLoopbackRedirect authorizes the way a command-line tool does: the
+// "browser" follows the authorization page to the tool's loopback
+// listener.
+func TestLoopbackRedirect(t *testing.T) {
+	as := newTestAS(t)
+	resource := notesServer(t, as)
+	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port for the redirect URI
+	if err != nil {
+		t.Fatal(err)
+	}
+	redirect := "http://" + ln.Addr().String() + "/callback"
+	ln.Close()
+	browser := &http.Client{}
+	t.Cleanup(browser.CloseIdleConnections)
+	opened, browsed := make(chan string, 1), make(chan struct{})
+	tr, err := oauth.New(oauth.Config{RedirectURL: redirect, Redirect: oauth.LoopbackRedirect{Open: func(authURL string) error {
+		opened <- authURL
+		go func() {
+			defer close(browsed)
+			res, err := browser.Get(authURL) // follows the redirect to the listener
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			body, _ := io.ReadAll(res.Body)
+			res.Body.Close()
+			if !strings.Contains(string(body), "close this window") {
+				t.Errorf("the browser shows %q", body)
+			}
+		}()
+		return nil
+	}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: tr}
+	t.Cleanup(hc.CloseIdleConnections)
+	c, err := client.Connect(t.Context(), &client.HTTPTransport{URL: resource, Client: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	if u := <-opened; !strings.HasPrefix(u, as.srv.URL+"/authorize?") {
+		t.Errorf("opened %s", u)
+	}
+	<-browsed
+	if _, err := c.CallTool(t.Context(), "list", nil); err != nil {
+		t.Error(err)
 	}
 }

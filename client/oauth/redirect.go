@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
+	"time"
 )
 
 // A RedirectHandler takes the user through the authorization endpoint:
@@ -57,4 +59,77 @@ func (f FollowRedirect) Authorize(ctx context.Context, authURL string) (*url.URL
 		return nil, fmt.Errorf("oauth: %w", err)
 	}
 	return loc, nil
+}
+
+// LoopbackRedirect is a RedirectHandler for command-line tools: it
+// listens on the loopback redirect URI of the authorization request
+// (Config.RedirectURL, such as http://127.0.0.1:8976/callback), has Open
+// show the user the authorization page, usually in a browser, and returns
+// the URL the browser is sent back to.
+type LoopbackRedirect struct {
+	// Open shows authURL to the user.
+	Open func(authURL string) error
+	// Done is the page the browser shows once redirected back; default a
+	// line saying the window can be closed.
+	Done string
+}
+
+// Authorize listens on the redirect URI, opens authURL and waits for the
+// browser's return, or for ctx to end.
+func (l LoopbackRedirect) Authorize(ctx context.Context, authURL string) (*url.URL, error) {
+	au, err := url.Parse(authURL)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	redirect, err := url.Parse(au.Query().Get("redirect_uri"))
+	if err != nil || redirect.Scheme != "http" || applicationType(redirect.String()) != "native" || redirect.Port() == "" {
+		return nil, fmt.Errorf("oauth: LoopbackRedirect needs an http://127.0.0.1:<port>/ redirect URI, not %q", au.Query().Get("redirect_uri"))
+	}
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", redirect.Host)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: listening for the redirect: %w", err)
+	}
+	done := l.Done
+	if done == "" {
+		done = "Authorization complete. You can close this window."
+	}
+	got := make(chan *url.URL, 1)
+	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != redirect.Path {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		_, _ = io.WriteString(w, done)
+		u := *redirect
+		u.RawQuery = r.URL.RawQuery
+		select {
+		case got <- &u:
+		default: // a second visit: the first one counts
+		}
+	})}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Serve(ln)
+	}()
+	defer func() {
+		// Gracefully, so that the browser gets its page.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		defer cancel()
+		if srv.Shutdown(sctx) != nil {
+			_ = srv.Close()
+		}
+		<-served
+	}()
+	if err := l.Open(authURL); err != nil {
+		return nil, fmt.Errorf("oauth: opening the authorization page: %w", err)
+	}
+	select {
+	case u := <-got:
+		return u, nil
+	case <-ctx.Done():
+		return nil, fmt.Errorf("oauth: waiting for the authorization redirect: %w", ctx.Err())
+	}
 }
