@@ -28,7 +28,8 @@ type Params struct {
 // params that do not decode are invalid params, the rest a bad request.
 func Read(h http.Header, m *jsonrpc.Message) (*Params, *Call, *refusal.Error) {
 	var p Params
-	if len(m.Params) > 0 {
+	if len(m.Params) > 0 && !readPlain(m.Params, &p) {
+		p = Params{}
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, nil, refusal.InvalidParams(err)
 		}

@@ -65,6 +65,14 @@ func hasMeta(params json.RawMessage) bool {
 // protocol version string and a client capabilities object, and a known
 // log level if any) and decodes it. It fails with -32602.
 func ParseMeta(raw json.RawMessage) (*mcp.RequestMeta, *jsonrpc.Error) {
+	if meta, ok := parseMetaPlain(raw); ok && (meta.LogLevel == "" || meta.LogLevel.Severity() >= 0) {
+		return meta, nil
+	}
+	return parseMetaJSON(raw)
+}
+
+// parseMetaJSON is ParseMeta through encoding/json, for any _meta.
+func parseMetaJSON(raw json.RawMessage) (*mcp.RequestMeta, *jsonrpc.Error) {
 	missing := jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta must carry %s and %s", mcp.MetaProtocolVersion, mcp.MetaClientCapabilities)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, missing
