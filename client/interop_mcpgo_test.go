@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"testing"
 
@@ -87,7 +88,7 @@ func mcpgoServer() *mgo.MCPServer {
 // both eras: multi round-trip requests on 2026-07-28, the server requests
 // mcp-go makes of them in a session.
 func TestInteropMCPGoServer(t *testing.T) {
-	srv := httptest.NewServer(mgo.NewStreamableHTTPServer(mcpgoServer()))
+	srv := httptest.NewServer(mgo.NewStreamableHTTPServer(mcpgoServer(), mgo.WithStreamableHTTPLogger(slog.New(slog.DiscardHandler))))
 	t.Cleanup(srv.Close)
 	eras(t, func(t *testing.T, v string) {
 		c := connect(t, &client.HTTPTransport{URL: srv.URL}, handlers(&client.Options{Version: v}))
