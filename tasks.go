@@ -108,4 +108,4 @@ func (x *exchange) Task(method, id string) handlers.Outcome {
 }
 
 // Tasks lists the tasks of the session (tasks/list).
-func (x *exchange) Tasks() ([]*mcp.Task, error) { return x.r.tasks.Wires(x.owner()) }
+func (x *exchange) Tasks() ([]*mcp.SessionTask, error) { return x.r.tasks.Wires(x.owner()) }

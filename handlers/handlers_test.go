@@ -47,7 +47,7 @@ type fakeServer struct {
 	skillsErr error                    // the server declares no skills
 
 	taskCall string
-	tasks    []*mcp.Task
+	tasks    []*mcp.SessionTask
 }
 
 var _ Server = (*fakeServer)(nil)
@@ -91,7 +91,7 @@ func (s *fakeServer) Task(method, id string) Outcome {
 	s.taskCall = method + " " + id
 	return Answer(mcp.EmptyResult{})
 }
-func (s *fakeServer) Tasks() ([]*mcp.Task, error) { return s.tasks, nil }
+func (s *fakeServer) Tasks() ([]*mcp.SessionTask, error) { return s.tasks, nil }
 func (s *fakeServer) Subscribe(uri string, on bool) error {
 	s.subURI, s.subOn = uri, &on
 	return s.subErr
@@ -899,7 +899,7 @@ func TestTaskMethods(t *testing.T) {
 		}
 	}
 	for i := range 3 {
-		s.tasks = append(s.tasks, &mcp.Task{TaskID: fmt.Sprint("t", i), Status: "working"})
+		s.tasks = append(s.tasks, &mcp.SessionTask{TaskID: fmt.Sprint("t", i), Status: "working"})
 	}
 	f, _ := Lookup(mcp.MethodTasksList)
 	out := f(s, nil)

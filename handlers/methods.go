@@ -294,7 +294,7 @@ func listTasks(s Server, params json.RawMessage) Outcome {
 	if err != nil {
 		return Failed(err)
 	}
-	return list(s, params, tasks, func(page []mcp.Task, next string) any {
+	return list(s, params, tasks, func(page []mcp.SessionTask, next string) any {
 		return &mcp.ListTasksResult{Tasks: page, NextCursor: next}
 	})
 }

@@ -42,7 +42,7 @@ type Server interface {
 	// Task answers tasks/get, tasks/result and tasks/cancel for a task
 	// of the caller's session; Tasks lists them (revision 2025-11-25).
 	Task(method, id string) Outcome
-	Tasks() ([]*mcp.Task, error)
+	Tasks() ([]*mcp.SessionTask, error)
 
 	// Discover describes the server for server/discover (2026-07-28).
 	Discover() *mcp.DiscoverResult

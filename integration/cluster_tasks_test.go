@@ -120,7 +120,7 @@ func TestClusterSessionTasksOnAnyNode(t *testing.T) {
 
 	long := startSessionTask(t, a, "slow_compute", map[string]any{"seconds": 30})
 	resp, _ = b.Call(ctx(t), "tasks/cancel", map[string]any{"taskId": long.TaskID})
-	var cancelled mcp.Task
+	var cancelled mcp.SessionTask
 	if resp.Error != nil || resp.Decode(&cancelled) != nil || cancelled.Status != "cancelled" {
 		t.Fatalf("tasks/cancel on B: %s %v", resp.Result, resp.Error)
 	}

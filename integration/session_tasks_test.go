@@ -13,7 +13,7 @@ import (
 
 // startSessionTask calls tool as a task in a session of revision 2025-11-25 and
 // returns the task it created.
-func startSessionTask(t *testing.T, c *mcptest.Client, tool string, args map[string]any) *mcp.Task {
+func startSessionTask(t *testing.T, c *mcptest.Client, tool string, args map[string]any) *mcp.SessionTask {
 	t.Helper()
 	resp, err := c.Call(ctx(t), "tools/call", map[string]any{"name": tool, "arguments": args, "task": map[string]any{"ttl": 60000}})
 	if err != nil || resp.Error != nil {
@@ -26,13 +26,13 @@ func startSessionTask(t *testing.T, c *mcptest.Client, tool string, args map[str
 	return created.Task
 }
 
-func taskStatus(t *testing.T, c *mcptest.Client, id string) *mcp.Task {
+func taskStatus(t *testing.T, c *mcptest.Client, id string) *mcp.SessionTask {
 	t.Helper()
 	resp, err := c.Call(ctx(t), "tasks/get", map[string]any{"taskId": id})
 	if err != nil || resp.Error != nil {
 		t.Fatalf("tasks/get: %v %v", err, resp.Error)
 	}
-	var got mcp.Task
+	var got mcp.SessionTask
 	if err := resp.Decode(&got); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ func TestSessionTasksEndToEnd(t *testing.T) {
 				return
 			}
 			if m.Method == mcp.NotificationTaskStatus {
-				var s mcp.Task
+				var s mcp.SessionTask
 				_ = json.Unmarshal(m.Params, &s)
 				statuses <- s.TaskID + " " + s.Status
 			}
@@ -120,7 +120,7 @@ func TestSessionTasksEndToEnd(t *testing.T) {
 
 	long := startSessionTask(t, c, "slow_compute", map[string]any{"seconds": 30})
 	resp, _ = c.Call(ctx(t), "tasks/cancel", map[string]any{"taskId": long.TaskID})
-	var cancelled mcp.Task
+	var cancelled mcp.SessionTask
 	if resp.Error != nil || resp.Decode(&cancelled) != nil || cancelled.Status != "cancelled" {
 		t.Fatalf("tasks/cancel: %s %v", resp.Result, resp.Error)
 	}

@@ -92,7 +92,7 @@ func (s *State) Reply(session bool) any {
 // TTL returns the TTL of a new task: what the request's task member
 // (raw, revision 2025-11-25) asks for, up to limit, or limit.
 func TTL(raw json.RawMessage, limit time.Duration) time.Duration {
-	var p mcp.TaskParams
+	var p mcp.TaskMetadata
 	if json.Unmarshal(raw, &p) == nil && p.TTL > 0 {
 		return min(limit, time.Duration(p.TTL)*time.Millisecond)
 	}
@@ -168,12 +168,12 @@ func (tt *Table) ServeHTTP(w http.ResponseWriter, m *jsonrpc.Message, p *modern.
 }
 
 // Wires returns owner's tasks on the wire of revision 2025-11-25.
-func (tt *Table) Wires(owner string) ([]*mcp.Task, error) {
+func (tt *Table) Wires(owner string) ([]*mcp.SessionTask, error) {
 	list, refused := tt.List(owner)
 	if refused != nil {
 		return nil, refused.RPC
 	}
-	out := make([]*mcp.Task, len(list))
+	out := make([]*mcp.SessionTask, len(list))
 	for i, s := range list {
 		out[i] = s.Wire()
 	}

@@ -49,8 +49,8 @@ func (s *State) View(detailed bool) *View {
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 // Wire returns the task on the wire of revision 2025-11-25.
-func (s *State) Wire() *mcp.Task {
-	return &mcp.Task{TaskID: s.ID, Status: s.Status, StatusMessage: s.Message, CreatedAt: stamp(s.Created),
+func (s *State) Wire() *mcp.SessionTask {
+	return &mcp.SessionTask{TaskID: s.ID, Status: s.Status, StatusMessage: s.Message, CreatedAt: stamp(s.Created),
 		LastUpdatedAt: stamp(s.Updated), TTL: s.TTL.Milliseconds(), PollInterval: PollInterval.Milliseconds()}
 }
 

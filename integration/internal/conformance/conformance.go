@@ -125,10 +125,21 @@ func Run(ctx context.Context, url string, args ...string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	return run(ctx, filepath.Join(root, filepath.FromSlash(harnessDir)), url, args)
+	return run(ctx, filepath.Join(root, filepath.FromSlash(harnessDir)), []string{"server", "--url", url}, "server-", args)
 }
 
-func run(ctx context.Context, dir, url string, args []string) (*Result, error) {
+// RunClient runs `npx conformance client --command command args...`: the
+// suite starts its scenario servers and runs command against each, with
+// the server URL as the last argument. It reads the outcome as Run does.
+func RunClient(ctx context.Context, command string, args ...string) (*Result, error) {
+	root, err := module.Root()
+	if err != nil {
+		return nil, err
+	}
+	return run(ctx, filepath.Join(root, filepath.FromSlash(harnessDir)), []string{"client", "--command", command}, "", args)
+}
+
+func run(ctx context.Context, dir string, leg []string, prefix string, args []string) (*Result, error) {
 	bin := filepath.Join(dir, "node_modules", ".bin", "conformance")
 	if _, err := os.Stat(bin); err != nil {
 		return nil, fmt.Errorf("conformance: suite not installed (%v); run `npm ci --prefix %s` in the module root", err, harnessDir)
@@ -160,7 +171,7 @@ func run(ctx context.Context, dir, url string, args []string) (*Result, error) {
 	// --no keeps npx from fetching anything: the suite must be the pinned
 	// one in node_modules. npx puts node_modules/.bin first on PATH, so the
 	// suite runs under the pinned Node rather than the system's.
-	cmdArgs := append([]string{"--no", "conformance", "server", "--url", url}, args...)
+	cmdArgs := append(append([]string{"--no", "conformance"}, leg...), args...)
 	cmd := exec.CommandContext(ctx, npx, cmdArgs...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "npm_config_update_notifier=false")
@@ -185,7 +196,7 @@ func run(ctx context.Context, dir, url string, args []string) (*Result, error) {
 		return res, fmt.Errorf("conformance: %w", runErr)
 	}
 
-	checks, err := readChecks(outDir, before)
+	checks, err := readChecks(outDir, prefix, before)
 	if err != nil {
 		return res, err
 	}
@@ -235,25 +246,36 @@ func entries(dir string) map[string]bool {
 }
 
 // resultDirRE matches the directory the suite writes for each scenario:
-// server-<scenario>-<ISO time with ':' and '.' replaced by '-'>.
-var resultDirRE = regexp.MustCompile(`^server-(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
+// <prefix><scenario>-<ISO time with ':' and '.' replaced by '-'>, where
+// the prefix is "server-" for server scenarios and empty for client ones.
+// A client scenario named auth/x is written as auth/x-<time>.
+var resultDirRE = regexp.MustCompile(`^(.+)-\d{4}-\d{2}-\d{2}T[\d-]+Z$`)
 
 // readChecks reads the checks.json of every scenario directory in dir
 // except those named in skip. The directories sort by name, that is by
 // scenario and then time.
-func readChecks(dir string, skip map[string]bool) ([]Check, error) {
-	des, err := os.ReadDir(dir)
+func readChecks(dir, prefix string, skip map[string]bool) ([]Check, error) {
+	var names []string
+	err := filepath.WalkDir(dir, func(path string, de os.DirEntry, err error) error {
+		if err != nil || de.IsDir() || de.Name() != "checks.json" {
+			return nil
+		}
+		rel, _ := filepath.Rel(dir, filepath.Dir(path))
+		names = append(names, filepath.ToSlash(rel))
+		return nil
+	})
 	if err != nil {
 		return nil, nil // the suite wrote nothing, e.g. a skipped scenario
 	}
-	sort.Slice(des, func(i, j int) bool { return des[i].Name() < des[j].Name() })
+	sort.Strings(names)
 	var all []Check
-	for _, de := range des {
-		m := resultDirRE.FindStringSubmatch(de.Name())
-		if !de.IsDir() || skip[de.Name()] || m == nil {
+	for _, name := range names {
+		m := resultDirRE.FindStringSubmatch(name)
+		if skip[strings.SplitN(name, "/", 2)[0]] || m == nil || !strings.HasPrefix(m[1], prefix) {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, de.Name(), "checks.json"))
+		m[1] = strings.TrimPrefix(m[1], prefix)
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name), "checks.json"))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -262,7 +284,7 @@ func readChecks(dir string, skip map[string]bool) ([]Check, error) {
 		}
 		var checks []Check
 		if err := json.Unmarshal(data, &checks); err != nil {
-			return nil, fmt.Errorf("conformance: %s: %w", de.Name(), err)
+			return nil, fmt.Errorf("conformance: %s: %w", name, err)
 		}
 		for i := range checks {
 			checks[i].Scenario = m[1]

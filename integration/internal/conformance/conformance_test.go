@@ -135,8 +135,9 @@ func TestReadChecks(t *testing.T) {
 		{"id":"server-session-delete-accepted","status":"WARNING","errorMessage":"Expected 2xx, 404, or 405 for DELETE, got 500."}]`)
 	write("server-ping-2026-11-21T00-00-00-000Z", `[{"id":"old","status":"FAILURE"}]`) // an earlier run
 	write("unrelated", `[{"id":"x","status":"FAILURE"}]`)
+	write("auth/metadata-default-2026-11-22T08-07-43-607Z", `[{"id":"token-request","status":"SUCCESS"}]`) // a client scenario
 
-	checks, err := readChecks(dir, map[string]bool{"server-ping-2026-11-21T00-00-00-000Z": true})
+	checks, err := readChecks(dir, "server-", map[string]bool{"server-ping-2026-11-21T00-00-00-000Z": true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,7 @@ func TestReadChecks(t *testing.T) {
 	}
 
 	write("server-bad-2026-11-22T08-07-44-145Z", `{`)
-	if _, err := readChecks(dir, nil); err == nil {
+	if _, err := readChecks(dir, "server-", nil); err == nil {
 		t.Error("readChecks with a corrupt checks.json succeeded")
 	}
 }
@@ -187,7 +188,7 @@ func TestOutputDir(t *testing.T) {
 }
 
 func TestRunWithoutHarness(t *testing.T) {
-	_, err := run(context.Background(), t.TempDir(), "http://127.0.0.1:1/mcp", nil)
+	_, err := run(context.Background(), t.TempDir(), []string{"server", "--url", "http://127.0.0.1:1/mcp"}, "server-", nil)
 	if err == nil || !strings.Contains(err.Error(), "npm ci --prefix integration/conformance") {
 		t.Errorf("run without node_modules: err = %v, want one telling to run npm ci", err)
 	}
@@ -313,5 +314,31 @@ func TestRunTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 15*time.Second {
 		t.Errorf("Run returned %v after its deadline", d)
+	}
+}
+
+func TestReadClientChecks(t *testing.T) {
+	dir := t.TempDir()
+	for name, data := range map[string]string{
+		"tools_call-2026-11-22T08-07-43-607Z":            `[{"id":"tool-add-numbers","status":"SUCCESS"}]`,
+		"auth/metadata-default-2026-11-22T08-07-43-607Z": `[{"id":"token-request","status":"SUCCESS"}]`,
+	} {
+		if err := os.MkdirAll(filepath.Join(dir, name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name, "checks.json"), []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	checks, err := readChecks(dir, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range checks {
+		got = append(got, c.Scenario+":"+c.ID)
+	}
+	if want := "auth/metadata-default:token-request tools_call:tool-add-numbers"; strings.Join(got, " ") != want {
+		t.Errorf("readChecks = %v, want %s", got, want)
 	}
 }

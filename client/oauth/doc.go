@@ -1,0 +1,20 @@
+// Package oauth is the OAuth 2.1 client of MCP authorization, as an
+// http.RoundTripper: put a Transport under the http.Client of a
+// client.HTTPTransport and requests to protected MCP servers are
+// authorized as the servers ask.
+//
+// Discovery follows the 401's WWW-Authenticate header (resource_metadata,
+// scope) to the protected resource metadata (RFC 9728; path-based, then
+// root), whose resource must be the server's, and to its authorization
+// server's metadata (RFC 8414, then OpenID Connect discovery), whose
+// issuer must be the one asked for. Servers of the 2025-03-26 revision,
+// without resource metadata, are served at their origin. The client is
+// pre-registered, identified by its Client ID Metadata Document, or
+// registered dynamically, once per authorization server. Tokens come
+// from the authorization code grant with PKCE (S256), the resource
+// indicator (RFC 8707) and the iss check (RFC 9207), through a
+// RedirectHandler; or from a Grant: client credentials (secret or
+// private_key_jwt), a JWT bearer assertion (workload identity) or
+// enterprise-managed authorization (token exchange, then JWT bearer).
+// Tokens can be bound to a key with DPoP (RFC 9449), nonces included.
+package oauth

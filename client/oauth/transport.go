@@ -1,0 +1,530 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+)
+
+// Config says how a Transport obtains tokens.
+type Config struct {
+	// HTTPClient makes the discovery, registration and token requests;
+	// nil means http.DefaultClient.
+	HTTPClient *http.Client
+
+	// Redirect takes the user through the authorization endpoint, for the
+	// authorization code grant. Tests use FollowRedirect.
+	Redirect RedirectHandler
+	// RedirectURL is the redirect_uri; default http://127.0.0.1/callback.
+	RedirectURL string
+
+	// ClientName is the client_name of dynamic registrations.
+	ClientName string
+	// ClientMetadataURL is the URL of this client's Client ID Metadata
+	// Document. Authorization servers that support such documents get it
+	// as the client_id instead of a registration.
+	ClientMetadataURL string
+	// Clients are pre-registered clients, by authorization server issuer.
+	Clients map[string]Client
+
+	// OfflineAccess asks for the offline_access scope, and so for refresh
+	// tokens, from authorization servers that list it.
+	OfflineAccess bool
+	// MaxStepUps bounds the re-authorizations for more scope (403
+	// insufficient_scope) of one request; default 2.
+	MaxStepUps int
+	// DPoP binds tokens to a key of the client's (RFC 9449): proofs go
+	// with token requests and, for DPoP tokens, with every request.
+	DPoP bool
+
+	// Grant obtains tokens without the authorization endpoint: client
+	// credentials, a JWT bearer assertion, enterprise-managed
+	// authorization. Nil uses the authorization code grant.
+	Grant Grant
+}
+
+// Transport is an http.RoundTripper that authorizes requests to MCP
+// servers (MCP authorization, OAuth 2.1). On a 401 it discovers the
+// server's protected resource metadata (from WWW-Authenticate, else the
+// well-known URLs), then its authorization server's metadata, registers
+// the client if needed (pre-registered, Client ID Metadata Document or
+// dynamic registration, per authorization server), obtains a token for
+// the resource and sends the request again. A 403 insufficient_scope is
+// answered by authorizing again for the union of scopes, a bounded
+// number of times. Tokens are refreshed with their refresh token.
+type Transport struct {
+	// Base sends the requests; nil means http.DefaultTransport.
+	Base http.RoundTripper
+
+	cfg  Config
+	dpop *dpopKey
+
+	authMu sync.Mutex // one authorization at a time
+
+	mu      sync.Mutex
+	grants  map[string]*grantState // by resource (server URL)
+	clients map[string]*Client     // registrations, by issuer
+	nonces  map[string]string      // DPoP nonces, by URL
+}
+
+// grantState is the token a resource was given and how.
+type grantState struct {
+	token    *Token
+	scopes   []string
+	meta     *ServerMetadata
+	client   *Client
+	resource string
+}
+
+// New returns a Transport for cfg.
+func New(cfg Config) (*Transport, error) {
+	if cfg.RedirectURL == "" {
+		cfg.RedirectURL = "http://127.0.0.1/callback"
+	}
+	if cfg.MaxStepUps <= 0 {
+		cfg.MaxStepUps = 2
+	}
+	t := &Transport{cfg: cfg, grants: map[string]*grantState{}, clients: map[string]*Client{}, nonces: map[string]string{}}
+	if cfg.DPoP {
+		k, err := newDPoPKey()
+		if err != nil {
+			return nil, err
+		}
+		t.dpop = k
+	}
+	return t, nil
+}
+
+func (t *Transport) http() *http.Client {
+	if t.cfg.HTTPClient != nil {
+		return t.cfg.HTTPClient
+	}
+	return http.DefaultClient
+}
+
+func (t *Transport) base() http.RoundTripper {
+	if t.Base != nil {
+		return t.Base
+	}
+	return http.DefaultTransport
+}
+
+// Token returns the token held for the server at serverURL, if any.
+func (t *Transport) Token(serverURL string) *Token {
+	u, err := url.Parse(serverURL)
+	if err != nil {
+		return nil
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if g := t.grants[resourceKey(u)]; g != nil {
+		tok := *g.token
+		return &tok
+	}
+	return nil
+}
+
+// resourceKey names a server by its URL without query or fragment.
+func resourceKey(u *url.URL) string {
+	return u.Scheme + "://" + u.Host + u.EscapedPath()
+}
+
+// RoundTrip sends req with the server's token, authorizing first when the
+// server asks for it.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := bodyOf(req)
+	if err != nil {
+		return nil, err
+	}
+	ctx := req.Context()
+	key := resourceKey(req.URL)
+	var refreshed, reauthorized, nonceRetried bool
+	stepUps := 0
+	for {
+		t.mu.Lock()
+		g := t.grants[key]
+		t.mu.Unlock()
+		if g != nil && g.token.expired() && g.token.RefreshToken != "" && !refreshed {
+			refreshed = true
+			if err := t.refresh(ctx, key, g); err == nil {
+				continue
+			}
+		}
+		r := req.Clone(ctx)
+		if body != nil {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+		}
+		if g != nil {
+			if err := t.present(r, g.token); err != nil {
+				return nil, err
+			}
+		}
+		res, err := t.base().RoundTrip(r)
+		if err != nil {
+			return nil, err
+		}
+		if n := res.Header.Get("DPoP-Nonce"); n != "" && t.dpop != nil {
+			t.setNonce(req.URL.String(), n)
+		}
+		switch res.StatusCode {
+		case http.StatusUnauthorized:
+			ch := ParseChallenge(res.Header.Get("WWW-Authenticate"))
+			if ch.Error == "use_dpop_nonce" && t.dpop != nil && !nonceRetried && g != nil {
+				nonceRetried = true
+				drain(res)
+				continue
+			}
+			if reauthorized {
+				return res, nil
+			}
+			drain(res)
+			if g != nil && g.token.RefreshToken != "" && !refreshed {
+				refreshed = true
+				if err := t.refresh(ctx, key, g); err == nil {
+					continue
+				}
+			}
+			reauthorized = true
+			if err := t.authorize(ctx, req.URL, ch, nil); err != nil {
+				return nil, err
+			}
+		case http.StatusForbidden:
+			ch := ParseChallenge(res.Header.Get("WWW-Authenticate"))
+			if ch.Error != "insufficient_scope" || stepUps >= t.cfg.MaxStepUps {
+				return res, nil
+			}
+			stepUps++
+			drain(res)
+			var scopes []string
+			if g != nil {
+				scopes = slices.Clone(g.scopes)
+			}
+			for _, s := range strings.Fields(ch.Scope) {
+				if !slices.Contains(scopes, s) {
+					scopes = append(scopes, s)
+				}
+			}
+			if err := t.authorize(ctx, req.URL, ch, scopes); err != nil {
+				return nil, err
+			}
+		default:
+			return res, nil
+		}
+	}
+}
+
+// bodyOf reads a request's body once, so that it can be sent again, and
+// closes it as a RoundTripper must.
+func bodyOf(req *http.Request) ([]byte, error) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return nil, nil
+	}
+	defer req.Body.Close()
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: reading the request body: %w", err)
+	}
+	return b, nil
+}
+
+func drain(res *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(res.Body, 1<<16))
+	res.Body.Close()
+}
+
+// present puts the token on a request: Bearer, or DPoP with a fresh proof.
+func (t *Transport) present(r *http.Request, tok *Token) error {
+	if t.dpop != nil && strings.EqualFold(tok.TokenType, "DPoP") {
+		proof, err := t.dpop.proof(r.Method, r.URL.String(), tok.AccessToken, t.nonce(r.URL.String()))
+		if err != nil {
+			return err
+		}
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", proof)
+		return nil
+	}
+	r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	return nil
+}
+
+func nonceKey(target string) string {
+	u, err := url.Parse(target)
+	if err != nil {
+		return target
+	}
+	return resourceKey(u)
+}
+
+func (t *Transport) nonce(target string) string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.nonces[nonceKey(target)]
+}
+
+func (t *Transport) setNonce(target, nonce string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.nonces[nonceKey(target)] = nonce
+}
+
+// Request is what a Grant needs to obtain a token.
+type Request struct {
+	// Server is the authorization server's metadata.
+	Server *ServerMetadata
+	// Resource is the resource indicator (RFC 8707) of the MCP server.
+	Resource string
+	// Scopes are the scopes to ask for.
+	Scopes []string
+}
+
+// authorize obtains a token for the server at server.
+func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge, scopes []string) error {
+	t.authMu.Lock()
+	defer t.authMu.Unlock()
+	hc := t.http()
+	prm, err := discoverResource(ctx, hc, server, ch)
+	if err != nil {
+		return err
+	}
+	origin := server.Scheme + "://" + server.Host
+	issuer, resource := origin, resourceKey(server)
+	if prm != nil {
+		if len(prm.AuthorizationServers) == 0 {
+			return errors.New("oauth: the protected resource metadata names no authorization server")
+		}
+		issuer, resource = prm.AuthorizationServers[0], prm.Resource
+	}
+	meta, err := discoverServer(ctx, hc, issuer)
+	if err != nil {
+		return err
+	}
+	if meta == nil {
+		if prm != nil {
+			return fmt.Errorf("oauth: authorization server %s publishes no metadata", issuer)
+		}
+		// 2025-03-26: no metadata anywhere; the endpoints are at fixed
+		// paths of the server's origin.
+		meta = &ServerMetadata{AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token", RegistrationEndpoint: origin + "/register"}
+	}
+	if scopes == nil {
+		switch {
+		case ch.Scope != "":
+			scopes = strings.Fields(ch.Scope)
+		case prm != nil && len(prm.ScopesSupported) > 0:
+			scopes = slices.Clone(prm.ScopesSupported)
+		}
+	}
+	g := &grantState{meta: meta, resource: resource, scopes: scopes}
+	req := &Request{Server: meta, Resource: resource, Scopes: scopes}
+	if t.cfg.Grant != nil {
+		g.token, err = t.cfg.Grant.token(ctx, t, req)
+	} else {
+		if t.cfg.OfflineAccess && slices.Contains(meta.ScopesSupported, "offline_access") && !slices.Contains(req.Scopes, "offline_access") {
+			req.Scopes = append(slices.Clone(req.Scopes), "offline_access")
+		}
+		if g.client, err = t.client(ctx, meta, issuer); err == nil {
+			g.token, err = t.authorizationCode(ctx, req, g.client)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.grants[resourceKey(server)] = g
+	t.mu.Unlock()
+	return nil
+}
+
+// refresh renews a grant's token with its refresh token.
+func (t *Transport) refresh(ctx context.Context, key string, g *grantState) error {
+	client := g.client
+	if client == nil {
+		return errors.New("oauth: no client to refresh with")
+	}
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {g.token.RefreshToken}}
+	if g.resource != "" {
+		form.Set("resource", g.resource)
+	}
+	tok, err := t.tokenRequest(ctx, g.meta, client, form)
+	if err != nil {
+		return err
+	}
+	if tok.RefreshToken == "" {
+		tok.RefreshToken = g.token.RefreshToken
+	}
+	ng := *g
+	ng.token = tok
+	t.mu.Lock()
+	t.grants[key] = &ng
+	t.mu.Unlock()
+	return nil
+}
+
+// client returns the client's registration with an authorization server:
+// pre-registered, held from before, its metadata document's URL, or a new
+// dynamic registration. Registrations are never carried from one
+// authorization server to another.
+func (t *Transport) client(ctx context.Context, meta *ServerMetadata, issuer string) (*Client, error) {
+	if c, ok := t.cfg.Clients[issuer]; ok {
+		return &c, nil
+	}
+	t.mu.Lock()
+	c := t.clients[issuer]
+	t.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	switch {
+	case meta.ClientIDMetadataDocumentSupported && t.cfg.ClientMetadataURL != "":
+		c = &Client{ID: t.cfg.ClientMetadataURL, AuthMethod: AuthNone}
+	case meta.RegistrationEndpoint != "":
+		var err error
+		if c, err = t.register(ctx, meta); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("oauth: no way to register with %s: no pre-registered client, no client metadata document, no registration endpoint", issuer)
+	}
+	t.mu.Lock()
+	t.clients[issuer] = c
+	t.mu.Unlock()
+	return c, nil
+}
+
+// register registers the client dynamically (RFC 7591).
+func (t *Transport) register(ctx context.Context, meta *ServerMetadata) (*Client, error) {
+	method := AuthNone
+	if s := meta.TokenEndpointAuthMethodsSupported; len(s) > 0 && !slices.Contains(s, AuthNone) {
+		method = AuthBasic
+		if !slices.Contains(s, AuthBasic) && slices.Contains(s, AuthPost) {
+			method = AuthPost
+		}
+	}
+	name := t.cfg.ClientName
+	if name == "" {
+		name = "Specter MCP client"
+	}
+	body, _ := json.Marshal(map[string]any{
+		"client_name":                name,
+		"redirect_uris":              []string{t.cfg.RedirectURL},
+		"grant_types":                []string{"authorization_code", "refresh_token"},
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": method,
+		"application_type":           applicationType(t.cfg.RedirectURL),
+	})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.RegistrationEndpoint, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("oauth: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json")
+	res, err := t.http().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: client registration: %w", err)
+	}
+	defer res.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	if res.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("oauth: client registration: HTTP %d: %s", res.StatusCode, bytes.TrimSpace(data[:min(len(data), 200)]))
+	}
+	var reg struct {
+		ClientID     string `json:"client_id"`
+		ClientSecret string `json:"client_secret"`
+		AuthMethod   string `json:"token_endpoint_auth_method"`
+	}
+	if err := json.Unmarshal(data, &reg); err != nil || reg.ClientID == "" {
+		return nil, errors.New("oauth: client registration: no client_id in the answer")
+	}
+	return &Client{ID: reg.ClientID, Secret: reg.ClientSecret, AuthMethod: reg.AuthMethod}, nil
+}
+
+// applicationType is "native" for loopback and custom-scheme redirects,
+// "web" otherwise (OpenID Connect dynamic registration).
+func applicationType(redirect string) string {
+	u, err := url.Parse(redirect)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
+		return "native"
+	}
+	host := u.Hostname()
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return "native"
+	}
+	return "web"
+}
+
+// authorizationCode runs the authorization code grant with PKCE: the
+// user goes through the authorization endpoint, the response is checked
+// (state, and iss per RFC 9207), and the code is exchanged.
+func (t *Transport) authorizationCode(ctx context.Context, r *Request, client *Client) (*Token, error) {
+	meta := r.Server
+	if t.cfg.Redirect == nil {
+		return nil, errors.New("oauth: authorization needs a RedirectHandler")
+	}
+	if m := meta.CodeChallengeMethodsSupported; len(m) > 0 && !slices.Contains(m, "S256") {
+		return nil, errors.New("oauth: the authorization server does not support PKCE with S256")
+	}
+	verifier, challenge := pkce()
+	state := randomString(16)
+	q := url.Values{
+		"response_type":         {"code"},
+		"client_id":             {client.ID},
+		"redirect_uri":          {t.cfg.RedirectURL},
+		"code_challenge":        {challenge},
+		"code_challenge_method": {"S256"},
+		"state":                 {state},
+	}
+	if r.Resource != "" {
+		q.Set("resource", r.Resource)
+	}
+	if len(r.Scopes) > 0 {
+		q.Set("scope", strings.Join(r.Scopes, " "))
+	}
+	sep := "?"
+	if strings.Contains(meta.AuthorizationEndpoint, "?") {
+		sep = "&"
+	}
+	cb, err := t.cfg.Redirect.Authorize(ctx, meta.AuthorizationEndpoint+sep+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	p := cb.Query()
+	if e := p.Get("error"); e != "" {
+		return nil, fmt.Errorf("oauth: authorization refused: %s %s", e, p.Get("error_description"))
+	}
+	if p.Get("state") != state {
+		return nil, errors.New("oauth: the authorization response's state does not match")
+	}
+	// RFC 9207: a present iss must be the issuer, compared as a plain
+	// string; a server that promised one must send it.
+	if p.Has("iss") {
+		if p.Get("iss") != meta.Issuer {
+			return nil, fmt.Errorf("oauth: the authorization response comes from issuer %q, not %q", p.Get("iss"), meta.Issuer)
+		}
+	} else if meta.IssParameterSupported {
+		return nil, errors.New("oauth: the authorization response has no iss, which its server promised")
+	}
+	code := p.Get("code")
+	if code == "" {
+		return nil, errors.New("oauth: the authorization response has no code")
+	}
+	form := url.Values{
+		"grant_type":    {"authorization_code"},
+		"code":          {code},
+		"redirect_uri":  {t.cfg.RedirectURL},
+		"code_verifier": {verifier},
+	}
+	if r.Resource != "" {
+		form.Set("resource", r.Resource)
+	}
+	return t.tokenRequest(ctx, meta, client, form)
+}
