@@ -44,7 +44,7 @@ func main() {
 		only     = flag.String("only", "", "comma-separated servers to run (default all): "+serverNames())
 		o        options
 	)
-	flag.IntVar(&o.rounds, "rounds", 5, "interleaved rounds per column")
+	flag.IntVar(&o.rounds, "rounds", 7, "interleaved rounds per column")
 	flag.DurationVar(&o.round, "round", 500*time.Millisecond, "length of one round on one server")
 	flag.IntVar(&o.concurrency, "c", 16, "concurrent clients, each on its own keep-alive connection")
 	flag.IntVar(&o.sessions, "sessions", 2000, "sessions opened for the memory columns (0 skips them)")

@@ -36,6 +36,26 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 			fmt.Fprintf(w, "- %s.\n", r.srv.note)
 		}
 	}
+	if mem, rds, ok := rowsNamed(res, "specter", "specter-redis"); ok {
+		fmt.Fprintf(w, "- Specter with sessions on Redis serves %.2f× the session-era tools/call throughput of the in-memory router, "+
+			"at %.2f× its CPU per call (plus redis-server's own).\n",
+			rds.cells[colSession].opsPerS/mem.cells[colSession].opsPerS,
+			float64(rds.cells[colSession].perOp)/float64(mem.cells[colSession].perOp))
+	}
+}
+
+// rowsNamed returns the rows of servers a and b, if both ran.
+func rowsNamed(res []rowResult, a, b string) (ra, rb rowResult, ok bool) {
+	var okA, okB bool
+	for _, r := range res {
+		switch r.srv.name {
+		case a:
+			ra, okA = r, true
+		case b:
+			rb, okB = r, true
+		}
+	}
+	return ra, rb, okA && okB
 }
 
 // cell formats one summary against the baseline's.
