@@ -112,7 +112,8 @@ func TestRunPrintsTable(t *testing.T) {
 		t.Skip("starts a process per server")
 	}
 	var out, log bytes.Buffer
-	o := options{rounds: 1, round: 100 * time.Millisecond, concurrency: 2, sessions: 20}
+	o := options{rounds: 1, round: 100 * time.Millisecond, minCPU: 20 * time.Millisecond, concurrency: 2, sessions: 20,
+		columns: []column{colSession, colModern, colCreate}}
 	if err := run(o, &out, &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -137,5 +138,15 @@ func TestRunPrintsTable(t *testing.T) {
 		if got := strings.Count(row, "KiB"); s.sessions && got != 2 {
 			t.Errorf("%s: %d memory cells, want 2: %s", s.name, got, row)
 		}
+	}
+}
+
+func TestParseColumns(t *testing.T) {
+	cols, err := parseColumns("modern, session")
+	if err != nil || len(cols) != 2 || cols[0] != colModern || cols[1] != colSession {
+		t.Errorf(`parseColumns("modern, session") = %v, %v`, cols, err)
+	}
+	if _, err := parseColumns("session,latency"); err == nil || !strings.Contains(err.Error(), `"latency"`) {
+		t.Errorf("an unknown column gave %v", err)
 	}
 }

@@ -30,6 +30,8 @@ import (
 type options struct {
 	rounds      int
 	round       time.Duration
+	minCPU      time.Duration
+	columns     []column
 	concurrency int
 	sessions    int
 	only        []string // server names; empty: all
@@ -42,10 +44,12 @@ func main() {
 		redisURL = flag.String("redis", "", "with -serve: the Redis URL of the backplane")
 		profile  = flag.String("cpuprofile", "", "with -serve: write a CPU profile to this file; otherwise: a directory for one profile per server (<name>.pprof)")
 		only     = flag.String("only", "", "comma-separated servers to run (default all): "+serverNames())
+		cols     = flag.String("columns", "session,modern,create", "comma-separated columns to measure, e.g. modern alone to profile it")
 		o        options
 	)
 	flag.IntVar(&o.rounds, "rounds", 7, "interleaved rounds per column")
 	flag.DurationVar(&o.round, "round", 500*time.Millisecond, "length of one round on one server")
+	flag.DurationVar(&o.minCPU, "min-cpu", 300*time.Millisecond, "a round lasts until its server has spent at least this much CPU too (at most 10 rounds' length)")
 	flag.IntVar(&o.concurrency, "c", 16, "concurrent clients, each on its own keep-alive connection")
 	flag.IntVar(&o.sessions, "sessions", 2000, "sessions opened for the memory columns (0 skips them)")
 	flag.Parse()
@@ -60,6 +64,11 @@ func main() {
 	o.cpuProfile = *profile
 	if *only != "" {
 		o.only = strings.Split(*only, ",")
+	}
+	var err error
+	if o.columns, err = parseColumns(*cols); err != nil {
+		fmt.Fprintln(os.Stderr, "compare:", err)
+		os.Exit(2)
 	}
 	if err := run(o, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
@@ -174,7 +183,7 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 		}
 		children = append(children, c)
 	}
-	for col := range numColumns {
+	for _, col := range o.columns {
 		steps := make([][]func() error, len(children))
 		for i, c := range children {
 			client := newHTTPClient(o.concurrency)
@@ -187,7 +196,7 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 				continue
 			}
 			// Warm up: connections, pools, the JIT-free but lazy parts.
-			if _, _, err := drive(steps[i], o.round/4); err != nil {
+			if _, _, err := drive(steps[i], o.round/4, nil); err != nil {
 				return fmt.Errorf("%s warm-up: %w", c.srv.name, err)
 			}
 		}
@@ -202,7 +211,7 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 				if c.srv.redis {
 					r = rds
 				}
-				s, err := measure(c, r, steps[i], o.round)
+				s, err := measure(c, r, steps[i], o.round, o.minCPU)
 				if err != nil {
 					return fmt.Errorf("%s, round %d: %w", col, round+1, err)
 				}

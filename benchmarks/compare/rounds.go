@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,6 +23,22 @@ const (
 
 func (c column) String() string {
 	return [...]string{"session-era tools/call", "2026-07-28 tools/call", "session create"}[c]
+}
+
+// columnFlags are the -columns names, in column order.
+var columnFlags = [numColumns]string{"session", "modern", "create"}
+
+// parseColumns reads the -columns flag.
+func parseColumns(s string) ([]column, error) {
+	var cols []column
+	for name := range strings.SplitSeq(s, ",") {
+		i := slices.Index(columnFlags[:], strings.TrimSpace(name))
+		if i < 0 {
+			return nil, fmt.Errorf("-columns: no column %q (have %s)", name, strings.Join(columnFlags[:], ","))
+		}
+		cols = append(cols, column(i))
+	}
+	return cols, nil
 }
 
 // sample is one round of one column on one server.
@@ -69,42 +87,54 @@ func workers(c *child, client *http.Client, col column, n int) ([]func() error, 
 	return steps, nil
 }
 
-// drive runs every step in a loop of its own until d has passed, and
-// returns how many ran. The first error stops the round and is returned.
-func drive(steps []func() error, d time.Duration) (int64, time.Duration, error) {
+// drive runs every step in a loop of its own until d has passed and
+// enough (if not nil) reports true, or 10 d have passed, and returns how
+// many steps ran. The first error stops the round and is returned.
+func drive(steps []func() error, d time.Duration, enough func() bool) (int64, time.Duration, error) {
 	var (
 		ops      atomic.Int64
-		failed   atomic.Bool
+		stop     atomic.Bool
 		firstErr error
 		once     sync.Once
 		wg       sync.WaitGroup
 	)
 	start := time.Now()
-	deadline := start.Add(d)
 	for _, step := range steps {
 		wg.Go(func() {
-			for !failed.Load() && time.Now().Before(deadline) {
+			for !stop.Load() {
 				if err := step(); err != nil {
 					once.Do(func() { firstErr = err })
-					failed.Store(true)
+					stop.Store(true)
 					return
 				}
 				ops.Add(1)
 			}
 		})
 	}
+	time.Sleep(d)
+	for limit := start.Add(10 * d); enough != nil && !stop.Load() && !enough() && time.Now().Before(limit); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop.Store(true)
 	wg.Wait()
 	return ops.Load(), time.Since(start), firstErr
 }
 
 // measure runs one round on c and reads the CPU that c (and Redis, when
-// rds is set) spent on it from /proc.
-func measure(c *child, rds *redisServer, steps []func() error, d time.Duration) (sample, error) {
+// rds is set) spent on it from /proc. The round lasts d, and longer if
+// need be until c has spent minCPU: /proc counts in 10 ms ticks, and on a
+// busy machine a short round may get few of them.
+func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Duration) (sample, error) {
 	t0, r0, err := ticks(c, rds)
 	if err != nil {
 		return sample{}, err
 	}
-	ops, elapsed, err := drive(steps, d)
+	minTicks := int64(minCPU / (time.Second / ticksPerSecond))
+	enough := func() bool {
+		t, err := cpuTicks(c.pid())
+		return err != nil || t-t0 >= minTicks
+	}
+	ops, elapsed, err := drive(steps, d, enough)
 	if err != nil {
 		return sample{}, fmt.Errorf("%s: %w", c.srv.name, err)
 	}
@@ -137,12 +167,12 @@ type summary struct {
 	perOp, lo, hi time.Duration
 	redisOp       time.Duration
 	opsPerS       float64
-	na            bool
+	ran, na       bool // measured; not served by this server
 }
 
 func summarize(samples []sample) summary {
 	if len(samples) == 0 {
-		return summary{na: true}
+		return summary{ran: true, na: true}
 	}
 	by := func(f func(sample) float64) float64 {
 		v := make([]float64, len(samples))
@@ -153,6 +183,7 @@ func summarize(samples []sample) summary {
 		return median(v)
 	}
 	s := summary{
+		ran:     true,
 		perOp:   time.Duration(by(func(s sample) float64 { return float64(s.perOp) })),
 		redisOp: time.Duration(by(func(s sample) float64 { return float64(s.redisOp) })),
 		opsPerS: by(func(s sample) float64 { return s.opsPerS }),

@@ -36,7 +36,7 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 			fmt.Fprintf(w, "- %s.\n", r.srv.note)
 		}
 	}
-	if mem, rds, ok := rowsNamed(res, "specter", "specter-redis"); ok {
+	if mem, rds, ok := rowsNamed(res, "specter", "specter-redis"); ok && mem.cells[colSession].opsPerS > 0 && rds.cells[colSession].opsPerS > 0 {
 		fmt.Fprintf(w, "- Specter with sessions on Redis serves %.2f× the session-era tools/call throughput of the in-memory router, "+
 			"at %.2f× its CPU per call (plus redis-server's own).\n",
 			rds.cells[colSession].opsPerS/mem.cells[colSession].opsPerS,
@@ -60,7 +60,10 @@ func rowsNamed(res []rowResult, a, b string) (ra, rb rowResult, ok bool) {
 
 // cell formats one summary against the baseline's.
 func cell(s, base summary, perSession bool) string {
-	if s.na {
+	switch {
+	case !s.ran:
+		return "not run"
+	case s.na:
 		return "n/a"
 	}
 	unit := "req/s"
