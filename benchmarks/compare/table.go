@@ -28,7 +28,11 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 		for col := range numColumns {
 			fmt.Fprintf(w, " %s |", cell(r.cells[col], base[col], col == colCreate))
 		}
-		fmt.Fprintf(w, " %s | %s |\n", kib(r.idle), kib(r.stream))
+		if o.sessions == 0 && r.srv.sessions {
+			fmt.Fprintln(w, " not run | not run |")
+		} else {
+			fmt.Fprintf(w, " %s | %s |\n", kib(r.idle), kib(r.stream))
+		}
 	}
 	fmt.Fprintln(w)
 	for _, r := range res {
