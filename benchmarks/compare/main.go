@@ -124,10 +124,6 @@ func run(o options, out, log io.Writer) error {
 			defer rds.stop()
 		}
 	}
-	redisURL := ""
-	if rds != nil {
-		redisURL = rds.url
-	}
 	res := make([]rowResult, len(srvs))
 	for i, s := range srvs {
 		res[i].srv = s
@@ -141,7 +137,7 @@ func run(o options, out, log io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(log, "memory: %s, %d sessions\n", s.name, o.sessions)
-			if res[i].idle, res[i].stream, err = sessionMemory(s, redisURL, o.sessions); err != nil {
+			if res[i].idle, res[i].stream, err = sessionMemory(s, rds.URL(), o.sessions); err != nil {
 				return err
 			}
 		}
@@ -160,10 +156,6 @@ type rowResult struct {
 // cpuRounds starts a child per server and runs the interleaved rounds of
 // every column.
 func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log io.Writer) error {
-	redisURL := ""
-	if rds != nil {
-		redisURL = rds.url
-	}
 	children := make([]*child, 0, len(srvs))
 	defer func() {
 		for _, c := range children {
@@ -177,7 +169,7 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 		if o.cpuProfile != "" {
 			profile = filepath.Join(o.cpuProfile, s.name+".pprof")
 		}
-		c, err := startChild(s, redisURL, profile)
+		c, err := startChild(s, rds.URL(), profile)
 		if err != nil {
 			return err
 		}
@@ -195,7 +187,7 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 			if steps[i] == nil {
 				continue
 			}
-			// Warm up: connections, pools, the JIT-free but lazy parts.
+			// Warm up connections, pools and lazily built state first.
 			if _, _, err := drive(steps[i], o.round/4, nil); err != nil {
 				return fmt.Errorf("%s warm-up: %w", c.srv.name, err)
 			}

@@ -127,6 +127,14 @@ func startRedis() (*redisServer, error) {
 
 func (r *redisServer) pid() int { return r.cmd.Process.Pid }
 
+// URL is the server's redis:// URL, "" for none (a nil r).
+func (r *redisServer) URL() string {
+	if r == nil {
+		return ""
+	}
+	return r.url
+}
+
 func (r *redisServer) stop() {
 	_ = r.cmd.Process.Kill()
 	_ = r.cmd.Wait()
