@@ -23,7 +23,7 @@ FUZZ := \
 # How long each fuzz target runs.
 FUZZTIME ?= 10s
 
-.PHONY: test bench fuzz
+.PHONY: test bench fuzz compare compare-test
 
 test: $(HARNESS)/node_modules/.package-lock.json
 	go vet ./...
@@ -43,6 +43,18 @@ fuzz:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+
+# Compares Specter with a bare Echo handler, the official Go SDK and
+# mcp-go and prints a Markdown table (about two minutes). It is a module
+# of its own, so that this one does not depend on the peers; not part of
+# `make test`. COMPARE_FLAGS passes options, e.g. -rounds 9 or -cpuprofile DIR.
+compare:
+	cd benchmarks/compare && go run . $(COMPARE_FLAGS)
+
+# Vets and tests the comparison module: each server answers the harness's
+# requests, and a short run of the whole harness prints every cell.
+compare-test:
+	cd benchmarks/compare && go vet ./... && go test -race -count=1 ./...
 
 # npm writes node_modules/.package-lock.json on every install, so it is
 # missing before the first install and older than package-lock.json after a

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+)
+
+// TestMain runs the test binary as a server child when the harness under
+// test starts one (it re-runs its own executable with -serve).
+func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "-serve" {
+		main()
+		return
+	}
+	goleak.VerifyTestMain(m)
+}
+
+// TestEveryServerAnswers builds each server in process and sends it the
+// harness's exact requests: a session, a session-era tools/call and, where
+// the server speaks it, a 2026-07-28 tools/call.
+func TestEveryServerAnswers(t *testing.T) {
+	for _, s := range servers {
+		t.Run(s.name, func(t *testing.T) {
+			redisURL := ""
+			if s.redis {
+				redisURL = redistest.Start(t).URL
+			}
+			h, release, err := s.build(redisURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := httptest.NewServer(h)
+			defer release()
+			defer srv.Close()
+			client := newHTTPClient(1)
+			defer client.CloseIdleConnections()
+
+			id, err := openSession(client, srv.URL+s.sessionPath, s.sessions)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := newExchange(client, srv.URL+s.sessionPath, sessionHeader(id), sessionCallBody, http.StatusOK, wantText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.do(); err != nil {
+				t.Fatalf("session-era tools/call: %v", err)
+			}
+			if s.modernPath == "" {
+				return
+			}
+			x, err = newExchange(client, srv.URL+s.modernPath, modernHeader(), modernCallBody, http.StatusOK, wantText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.do(); err != nil {
+				t.Fatalf("2026-07-28 tools/call: %v", err)
+			}
+		})
+	}
+}
+
+// TestExchangeRejectsWrongAnswers checks that a round stops on an answer
+// that is not the greeting: an error status, a JSON-RPC error, a tool
+// error, or other text.
+func TestExchangeRejectsWrongAnswers(t *testing.T) {
+	answers := map[string]struct {
+		status int
+		body   string
+	}{
+		"status":    {http.StatusBadRequest, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Hello, Ada!"}]}}`},
+		"rpc error": {http.StatusOK, `{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"Hello, Ada!"}}`},
+		"isError":   {http.StatusOK, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Hello, Ada!"}],"isError":true}}`},
+		"text":      {http.StatusOK, `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"Hello, Bob!"}]}}`},
+	}
+	for name, a := range answers {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, _ = io.Copy(io.Discard, r.Body)
+				w.WriteHeader(a.status)
+				_, _ = io.WriteString(w, a.body)
+			}))
+			defer srv.Close()
+			client := newHTTPClient(1)
+			defer client.CloseIdleConnections()
+			x, err := newExchange(client, srv.URL, modernHeader(), modernCallBody, http.StatusOK, wantText)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := x.do(); err == nil {
+				t.Fatalf("answer %q was accepted", a.body)
+			}
+		})
+	}
+}
+
+// TestRunPrintsTable runs the whole harness briefly, with every server in
+// a child process, and checks that the table has a measured cell for
+// every server and wire it serves.
+func TestRunPrintsTable(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a process per server")
+	}
+	var out, log bytes.Buffer
+	o := options{rounds: 1, round: 100 * time.Millisecond, minCPU: 20 * time.Millisecond, concurrency: 2, sessions: 20,
+		columns: []column{colSession, colModern, colCreate}}
+	if err := run(o, &out, &log); err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	table := out.String()
+	for _, s := range servers {
+		var row string
+		for line := range strings.Lines(table) {
+			if strings.HasPrefix(line, "| "+s.label+" |") {
+				row = line
+			}
+		}
+		if row == "" {
+			t.Fatalf("no row for %s in\n%s", s.name, table)
+		}
+		want := 3 // the three CPU columns
+		if s.modernPath == "" {
+			want--
+		}
+		if got := strings.Count(row, "µs ("); got != want {
+			t.Errorf("%s: %d measured CPU cells, want %d: %s", s.name, got, want, row)
+		}
+		if got := strings.Count(row, "KiB"); s.sessions && got != 2 {
+			t.Errorf("%s: %d memory cells, want 2: %s", s.name, got, row)
+		}
+	}
+}
+
+func TestParseColumns(t *testing.T) {
+	cols, err := parseColumns("modern, session")
+	if err != nil || len(cols) != 2 || cols[0] != colModern || cols[1] != colSession {
+		t.Errorf(`parseColumns("modern, session") = %v, %v`, cols, err)
+	}
+	if _, err := parseColumns("session,latency"); err == nil || !strings.Contains(err.Error(), `"latency"`) {
+		t.Errorf("an unknown column gave %v", err)
+	}
+}

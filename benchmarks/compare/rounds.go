@@ -1,0 +1,205 @@
+package main
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A column is one kind of work measured on every server.
+type column int
+
+const (
+	colSession column = iota // session-era tools/call
+	colModern                // 2026-07-28 tools/call
+	colCreate                // initialize + notifications/initialized
+	numColumns
+)
+
+func (c column) String() string {
+	return [...]string{"session-era tools/call", "2026-07-28 tools/call", "session create"}[c]
+}
+
+// columnFlags are the -columns names, in column order.
+var columnFlags = [numColumns]string{"session", "modern", "create"}
+
+// parseColumns reads the -columns flag.
+func parseColumns(s string) ([]column, error) {
+	var cols []column
+	for name := range strings.SplitSeq(s, ",") {
+		i := slices.Index(columnFlags[:], strings.TrimSpace(name))
+		if i < 0 {
+			return nil, fmt.Errorf("-columns: no column %q (have %s)", name, strings.Join(columnFlags[:], ","))
+		}
+		cols = append(cols, column(i))
+	}
+	return cols, nil
+}
+
+// sample is one round of one column on one server.
+type sample struct {
+	perOp   time.Duration // server CPU per operation
+	redisOp time.Duration // redis-server CPU per operation, if any
+	opsPerS float64       // operations per second of wall time, at the round's concurrency
+}
+
+// workers returns the step each of n workers repeats for column col on
+// c, or nil when c's server does not serve that wire. Session-era workers
+// open their session here, once.
+func workers(c *child, client *http.Client, col column, n int) ([]func() error, error) {
+	steps := make([]func() error, n)
+	switch col {
+	case colSession:
+		url := c.url(c.srv.sessionPath)
+		for i := range steps {
+			id, err := openSession(client, url, c.srv.sessions)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.srv.name, err)
+			}
+			x, err := newExchange(client, url, sessionHeader(id), sessionCallBody, http.StatusOK, wantText)
+			if err != nil {
+				return nil, err
+			}
+			steps[i] = func() error { _, err := x.do(); return err }
+		}
+	case colModern:
+		if c.srv.modernPath == "" {
+			return nil, nil
+		}
+		for i := range steps {
+			x, err := newExchange(client, c.url(c.srv.modernPath), modernHeader(), modernCallBody, http.StatusOK, wantText)
+			if err != nil {
+				return nil, err
+			}
+			steps[i] = func() error { _, err := x.do(); return err }
+		}
+	case colCreate:
+		url := c.url(c.srv.sessionPath)
+		for i := range steps {
+			steps[i] = func() error { _, err := openSession(client, url, c.srv.sessions); return err }
+		}
+	}
+	return steps, nil
+}
+
+// drive runs every step in a loop of its own until d has passed and
+// enough (if not nil) reports true, or 10 d have passed, and returns how
+// many steps ran. The first error stops the round and is returned.
+func drive(steps []func() error, d time.Duration, enough func() bool) (int64, time.Duration, error) {
+	var (
+		ops      atomic.Int64
+		stop     atomic.Bool
+		firstErr error
+		once     sync.Once
+		wg       sync.WaitGroup
+	)
+	start := time.Now()
+	for _, step := range steps {
+		wg.Go(func() {
+			for !stop.Load() {
+				if err := step(); err != nil {
+					once.Do(func() { firstErr = err })
+					stop.Store(true)
+					return
+				}
+				ops.Add(1)
+			}
+		})
+	}
+	time.Sleep(d)
+	for limit := start.Add(10 * d); enough != nil && !stop.Load() && !enough() && time.Now().Before(limit); {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+	return ops.Load(), time.Since(start), firstErr
+}
+
+// measure runs one round on c and reads the CPU that c (and Redis, when
+// rds is set) spent on it from /proc. The round lasts d, and longer if
+// need be until c has spent minCPU: /proc counts in 10 ms ticks, and on a
+// busy machine a short round may get few of them.
+func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Duration) (sample, error) {
+	t0, r0, err := ticks(c, rds)
+	if err != nil {
+		return sample{}, err
+	}
+	minTicks := int64(minCPU / (time.Second / ticksPerSecond))
+	enough := func() bool {
+		t, err := cpuTicks(c.pid())
+		return err != nil || t-t0 >= minTicks
+	}
+	ops, elapsed, err := drive(steps, d, enough)
+	if err != nil {
+		return sample{}, fmt.Errorf("%s: %w", c.srv.name, err)
+	}
+	t1, r1, err := ticks(c, rds)
+	if err != nil {
+		return sample{}, err
+	}
+	if ops == 0 {
+		return sample{}, fmt.Errorf("%s: no request completed in %v", c.srv.name, d)
+	}
+	tick := time.Second / ticksPerSecond
+	return sample{
+		perOp:   time.Duration(t1-t0) * tick / time.Duration(ops),
+		redisOp: time.Duration(r1-r0) * tick / time.Duration(ops),
+		opsPerS: float64(ops) / elapsed.Seconds(),
+	}, nil
+}
+
+// ticks reads the CPU time of c and of rds, 0 when rds is nil.
+func ticks(c *child, rds *redisServer) (own, redis int64, err error) {
+	if own, err = cpuTicks(c.pid()); err != nil || rds == nil {
+		return own, 0, err
+	}
+	redis, err = cpuTicks(rds.pid())
+	return own, redis, err
+}
+
+// summary is the median and spread of a cell's rounds.
+type summary struct {
+	perOp, lo, hi time.Duration
+	redisOp       time.Duration
+	opsPerS       float64
+	ran, na       bool // measured; not served by this server
+}
+
+func summarize(samples []sample) summary {
+	if len(samples) == 0 {
+		return summary{ran: true, na: true}
+	}
+	by := func(f func(sample) float64) float64 {
+		v := make([]float64, len(samples))
+		for i, s := range samples {
+			v[i] = f(s)
+		}
+		sort.Float64s(v)
+		return median(v)
+	}
+	s := summary{
+		ran:     true,
+		perOp:   time.Duration(by(func(s sample) float64 { return float64(s.perOp) })),
+		redisOp: time.Duration(by(func(s sample) float64 { return float64(s.redisOp) })),
+		opsPerS: by(func(s sample) float64 { return s.opsPerS }),
+		lo:      samples[0].perOp, hi: samples[0].perOp,
+	}
+	for _, x := range samples {
+		s.lo, s.hi = min(s.lo, x.perOp), max(s.hi, x.perOp)
+	}
+	return s
+}
+
+// median of sorted values.
+func median(v []float64) float64 {
+	n := len(v)
+	if n%2 == 1 {
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+// writeTable prints the results as Markdown: the machine, the method, and
+// one row per server.
+func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took time.Duration) {
+	fmt.Fprintf(w, "Machine: %d cores, %s, %s %s/%s. Run: %s, %s.\n\n",
+		runtime.NumCPU(), cpuModel(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
+		started.UTC().Format("2006-01-02 15:04 MST"), took.Round(time.Second))
+	fmt.Fprintf(w, "Server CPU per operation (from /proc/<pid>/stat), as a multiple of the bare Echo handler's, "+
+		"median of %d interleaved rounds of %v at c=%d (lowest–highest round in brackets), and operations per second. "+
+		"Memory: VmRSS growth per session over %d sessions after a forced GC.\n\n",
+		o.rounds, o.round, o.concurrency, o.sessions)
+	fmt.Fprintln(w, "| server | tools/call, session era (2025-11-25) | tools/call, 2026-07-28 | session create (initialize + initialized) | idle session | idle session + GET stream |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|")
+	base := res[0].cells
+	for _, r := range res {
+		fmt.Fprintf(w, "| %s |", r.srv.label)
+		for col := range numColumns {
+			fmt.Fprintf(w, " %s |", cell(r.cells[col], base[col], col == colCreate))
+		}
+		if o.sessions == 0 && r.srv.sessions {
+			fmt.Fprintln(w, " not run | not run |")
+		} else {
+			fmt.Fprintf(w, " %s | %s |\n", kib(r.idle), kib(r.stream))
+		}
+	}
+	fmt.Fprintln(w)
+	for _, r := range res {
+		if r.srv.note != "" {
+			fmt.Fprintf(w, "- %s.\n", r.srv.note)
+		}
+	}
+	if mem, rds, ok := rowsNamed(res, "specter", "specter-redis"); ok && mem.cells[colSession].opsPerS > 0 && rds.cells[colSession].opsPerS > 0 {
+		fmt.Fprintf(w, "- Specter with sessions on Redis serves %.2f× the session-era tools/call throughput of the in-memory router, "+
+			"at %.2f× its CPU per call (plus redis-server's own).\n",
+			rds.cells[colSession].opsPerS/mem.cells[colSession].opsPerS,
+			float64(rds.cells[colSession].perOp)/float64(mem.cells[colSession].perOp))
+	}
+}
+
+// rowsNamed returns the rows of servers a and b, if both ran.
+func rowsNamed(res []rowResult, a, b string) (ra, rb rowResult, ok bool) {
+	var okA, okB bool
+	for _, r := range res {
+		switch r.srv.name {
+		case a:
+			ra, okA = r, true
+		case b:
+			rb, okB = r, true
+		}
+	}
+	return ra, rb, okA && okB
+}
+
+// cell formats one summary against the baseline's.
+func cell(s, base summary, perSession bool) string {
+	switch {
+	case !s.ran:
+		return "not run"
+	case s.na:
+		return "n/a"
+	}
+	unit := "req/s"
+	if perSession {
+		unit = "sessions/s"
+	}
+	var b strings.Builder
+	if !base.na && base.perOp > 0 {
+		fmt.Fprintf(&b, "**%.1f×** ", float64(s.perOp)/float64(base.perOp))
+	}
+	fmt.Fprintf(&b, "%s (%.0f–%s), %s %s", micros(s.perOp), float64(s.lo)/float64(time.Microsecond), micros(s.hi), thousands(s.opsPerS), unit)
+	if s.redisOp > 0 {
+		fmt.Fprintf(&b, "; redis-server +%s", micros(s.redisOp))
+	}
+	return b.String()
+}
+
+func micros(d time.Duration) string {
+	return fmt.Sprintf("%.0f µs", float64(d)/float64(time.Microsecond))
+}
+
+func kib(bytes float64) string {
+	if bytes == 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f KiB", bytes/1024)
+}
+
+// thousands formats v rounded, with comma separators.
+func thousands(v float64) string {
+	s := fmt.Sprintf("%.0f", v)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
+}
+
+// cpuModel is the first "model name" of /proc/cpuinfo.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
