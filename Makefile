@@ -29,6 +29,7 @@ test: $(HARNESS)/node_modules/.package-lock.json
 	go vet ./...
 	go test -race -count=1 -timeout 15m ./...
 	go test -count=1 -run '^TestSessionMemory$$' -v ./integration/
+	$(MAKE) compare-test
 	$(MAKE) fuzz
 
 # Runs each fuzz target for FUZZTIME on top of its seeds and its
@@ -46,8 +47,9 @@ bench:
 
 # Compares Specter with a bare Echo handler, the official Go SDK and
 # mcp-go and prints a Markdown table (about two minutes). It is a module
-# of its own, so that this one does not depend on the peers; not part of
-# `make test`. COMPARE_FLAGS passes options, e.g. -rounds 9 or -cpuprofile DIR.
+# of its own, so that this one does not depend on the peers; `make test`
+# runs only its tests (compare-test). COMPARE_FLAGS passes options, e.g.
+# -rounds 9 or -cpuprofile DIR.
 compare:
 	cd benchmarks/compare && go run . $(COMPARE_FLAGS)
 
