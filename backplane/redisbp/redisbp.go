@@ -117,6 +117,11 @@ func New(ctx context.Context, url string, opts ...Option) (*Backplane, error) {
 	// would hold every try for nearly half a second while Redis is down.
 	opt.DialerRetries = 1
 	opt.ContextTimeoutEnabled = true
+	if opt.Protocol == 0 {
+		// RESP2: the backplane needs nothing of RESP3, whose client checks
+		// for push notifications before every read.
+		opt.Protocol = 2
+	}
 	c := redis.NewClient(opt)
 	if err := c.Ping(ctx).Err(); err != nil {
 		_ = c.Close()

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/redis/go-redis/v9"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/backplanetest"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
@@ -125,5 +126,18 @@ func TestNewUnreachable(t *testing.T) {
 	_, err := New(context.Background(), srv.URL)
 	if took := time.Since(start); err == nil || took > time.Second {
 		t.Fatalf("New without a server: %v after %v, want a prompt error", err, took)
+	}
+}
+
+func TestNewSpeaksRESP2UnlessTheURLSaysOtherwise(t *testing.T) {
+	srv := redistest.Start(t)
+	for url, want := range map[string]int{srv.URL: 2, srv.URL + "?protocol=3": 3} {
+		b := newNode(t, url)
+		if got := b.client.(*redis.Client).Options().Protocol; got != want {
+			t.Errorf("%s: protocol %d, want %d", url, got, want)
+		}
+		if err := b.CreateSession(context.Background(), &backplane.Session{ID: "s" + strconv.Itoa(want), Version: "2025-11-25"}, time.Minute); err != nil {
+			t.Errorf("%s: %v", url, err)
+		}
 	}
 }
