@@ -17,6 +17,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
@@ -103,15 +104,33 @@ func benchFanout(b *testing.B, streams func(url string) [][]byte) {
 	if line, err := out.ReadString('\n'); err != nil || line != "ready\n" {
 		b.Fatalf("fan-out client: %q, %v", line, err)
 	}
+	lines, done := make(chan string), make(chan struct{})
+	defer close(done)
+	go func() {
+		defer close(lines)
+		for {
+			line, err := out.ReadString('\n')
+			if err != nil {
+				return
+			}
+			select {
+			case lines <- line:
+			case <-done: // the child's last words (its test's PASS)
+				return
+			}
+		}
+	}()
 	b.ResetTimer()
 	for i := range b.N {
 		r.NotifyResourceUpdated(fanoutURI)
-		line, err := out.ReadString('\n')
-		if err != nil {
-			b.Fatalf("fan-out client: %v", err)
-		}
-		if got, _ := strconv.Atoi(strings.TrimSpace(line)); got != i+1 {
-			b.Fatalf("fan-out client reports round %q, want %d", line, i+1)
+		select {
+		case line, ok := <-lines:
+			if got, _ := strconv.Atoi(strings.TrimSpace(line)); !ok || got != i+1 {
+				b.Fatalf("fan-out client reports round %q, want %d", line, i+1)
+			}
+		case <-time.After(time.Minute):
+			// A notification that never arrives is a bug, not a slow round.
+			b.Fatalf("round %d: not every stream got the update within a minute", i+1)
 		}
 	}
 	b.StopTimer()
@@ -187,6 +206,7 @@ func TestFanoutClientProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	var seen atomic.Int64
+	var closing atomic.Bool
 	var mu sync.Mutex
 	report := func(s string) {
 		mu.Lock()
@@ -224,6 +244,9 @@ func TestFanoutClientProcess(t *testing.T) {
 			for {
 				l, err := br.ReadSlice('\n')
 				if err != nil {
+					if !closing.Load() {
+						fmt.Fprintf(os.Stderr, "fan-out stream ended early: %v\n", err)
+					}
 					return
 				}
 				// Open once the headers ended (GET) or the listen stream's
@@ -244,6 +267,7 @@ func TestFanoutClientProcess(t *testing.T) {
 	opened.Wait()
 	report("ready")
 	_, _ = io.Copy(io.Discard, in) // hold until the parent closes stdin
+	closing.Store(true)
 	for _, c := range conns {
 		c.Close()
 	}
