@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -122,29 +121,8 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 		refusal.Write(w, id, refusal.Internal)
 		return
 	}
-	switch he.Status {
-	case http.StatusUnauthorized:
-		// RFC 6750 §3.1: a request without credentials gets no error code.
-		code := ""
-		if req.Header.Get("Authorization") != "" {
-			code = bearer.CodeInvalidToken
-		}
-		w.Header().Set("WWW-Authenticate", r.challenge(req, code, he.Scope))
-	case http.StatusForbidden:
-		if he.Scope != "" {
-			w.Header().Set("WWW-Authenticate", r.challenge(req, bearer.CodeInsufficientScope, he.Scope))
-		}
+	if v := bearer.Refusal(req, he.Status, he.Scope, r.cfg.resourceMeta); v != "" {
+		w.Header().Set("WWW-Authenticate", v)
 	}
 	refusal.Write(w, id, refusal.Status(he.Status, he.Message))
-}
-
-// challenge builds a Bearer WWW-Authenticate value (RFC 6750, RFC 9728)
-// naming the metadata URL auth.JWT put in req's context, or else the one
-// of the ResourceMetadata option.
-func (r *Router) challenge(req *http.Request, code, scope string) string {
-	url := bearer.ResourceMetadata(req.Context())
-	if url == "" {
-		url = r.cfg.resourceMeta
-	}
-	return bearer.Challenge(url, strings.Fields(scope), code)
 }

@@ -49,7 +49,7 @@ func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
 	x.ob.SetStatus(403)
 	msg := "Forbidden: you may not use this " + d.kind.String()
 	if len(missing) > 0 {
-		x.ob.SetHeader("WWW-Authenticate", x.r.challenge(x.c.http, bearer.CodeInsufficientScope, strings.Join(missing, " ")))
+		x.ob.SetHeader("WWW-Authenticate", bearer.For(x.c.http, bearer.CodeInsufficientScope, strings.Join(missing, " "), x.r.cfg.resourceMeta))
 		msg += "; it needs the scope " + strings.Join(missing, " ")
 	}
 	return jsonrpc.Errorf(CodeForbidden, "%s", msg)

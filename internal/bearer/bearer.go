@@ -11,6 +11,7 @@ package bearer
 
 import (
 	"context"
+	"net/http"
 	"strings"
 )
 
@@ -61,6 +62,32 @@ func Challenge(resourceMetadataURL string, scopes []string, errCode string) stri
 		param("error", errCode)
 	}
 	return b.String()
+}
+
+// Refusal is the challenge of a refusal of req with status: for 401,
+// with error invalid_token when req carried credentials (RFC 6750 §3.1
+// wants no code when it carried none); for 403, insufficient_scope naming
+// scope; "" for a 403 without scope and other statuses.
+func Refusal(req *http.Request, status int, scope, fallback string) string {
+	switch {
+	case status == http.StatusUnauthorized && req.Header.Get("Authorization") != "":
+		return For(req, CodeInvalidToken, scope, fallback)
+	case status == http.StatusUnauthorized:
+		return For(req, "", scope, fallback)
+	case status == http.StatusForbidden && scope != "":
+		return For(req, CodeInsufficientScope, scope, fallback)
+	}
+	return ""
+}
+
+// For builds the challenge answering req: it names the metadata URL in
+// req's context, or else fallback, and the space-separated scope.
+func For(req *http.Request, code, scope, fallback string) string {
+	url := ResourceMetadata(req.Context())
+	if url == "" {
+		url = fallback
+	}
+	return Challenge(url, strings.Fields(scope), code)
 }
 
 type metadataKey struct{}

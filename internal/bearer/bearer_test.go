@@ -2,6 +2,8 @@ package bearer_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/specter-mcp/specter/internal/bearer"
@@ -39,5 +41,31 @@ func TestResourceMetadataContext(t *testing.T) {
 	ctx = bearer.WithResourceMetadata(ctx, metadata)
 	if got := bearer.ResourceMetadata(ctx); got != metadata {
 		t.Errorf("got %q, want %q", got, metadata)
+	}
+}
+
+func TestRefusal(t *testing.T) {
+	anon := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	withToken := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	withToken.Header.Set("Authorization", "Bearer x")
+	fromAuth := anon.WithContext(bearer.WithResourceMetadata(anon.Context(), metadata))
+	const fallback = "https://fallback.example/meta"
+	tests := []struct {
+		req    *http.Request
+		status int
+		scope  string
+		want   string
+	}{
+		{anon, 401, "", `Bearer resource_metadata="` + fallback + `"`},
+		{withToken, 401, "", `Bearer resource_metadata="` + fallback + `", error="invalid_token"`},
+		{fromAuth, 401, "", `Bearer resource_metadata="` + metadata + `"`},
+		{anon, 403, "a b", `Bearer resource_metadata="` + fallback + `", scope="a b", error="insufficient_scope"`},
+		{anon, 403, "", ""},
+		{anon, 429, "a", ""},
+	}
+	for _, tc := range tests {
+		if got := bearer.Refusal(tc.req, tc.status, tc.scope, fallback); got != tc.want {
+			t.Errorf("Refusal(%d, %q)\n got %s\nwant %s", tc.status, tc.scope, got, tc.want)
+		}
 	}
 }
