@@ -1,11 +1,9 @@
 package specter
 
 import (
-	"fmt"
 	"reflect"
-	"sync"
 
-	"github.com/specter-mcp/specter/params"
+	"github.com/specter-mcp/specter/internal/elicitform"
 )
 
 // ElicitAction is how the user answered an elicitation.
@@ -41,7 +39,7 @@ type Asker interface{ asker() *Stream }
 // a person confirmed; see Stream.Elicit.
 func Elicit[T any](a Asker, message string, opts ...InputOption) (T, ElicitAction, error) {
 	var v T
-	schema, err := elicitSchemaFor(reflect.TypeFor[T]())
+	schema, err := elicitform.For(reflect.TypeFor[T]())
 	if err != nil {
 		return v, "", err
 	}
@@ -50,51 +48,7 @@ func Elicit[T any](a Asker, message string, opts ...InputOption) (T, ElicitActio
 		return v, ans.Action, err
 	}
 	if err := schema.Bind(ans.Content, &v); err != nil {
-		return v, ElicitAccept, answerError(err)
+		return v, ElicitAccept, elicitform.AnswerError(err)
 	}
 	return v, ElicitAccept, nil
-}
-
-// elicitSchemas caches the compiled schema (or the error) of each type
-// given to Elicit.
-var elicitSchemas sync.Map // reflect.Type -> elicitSchema
-
-type elicitSchema struct {
-	schema *params.Schema
-	err    error
-}
-
-func elicitSchemaFor(t reflect.Type) (*params.Schema, error) {
-	if e, ok := elicitSchemas.Load(t); ok {
-		return e.(elicitSchema).schema, e.(elicitSchema).err
-	}
-	s, err := params.ForType(t)
-	if err == nil {
-		err = checkElicitSchema(s)
-	}
-	if err != nil {
-		err = fmt.Errorf("specter: Elicit[%s]: %w", t, err)
-	}
-	elicitSchemas.Store(t, elicitSchema{schema: s, err: err})
-	return s, err
-}
-
-// checkElicitSchema refuses schemas MCP elicitation cannot carry: it asks
-// for a flat form, so no field may be an object. (Arrays are multi-select
-// enums; a raw schema may leave a field's type unsaid.)
-func checkElicitSchema(s *params.Schema) error {
-	if s == nil {
-		return fmt.Errorf("specter: Elicit needs a schema; use params.New(fields...) or Elicit[T]")
-	}
-	for _, f := range s.Fields() {
-		if f.Type == "object" {
-			return fmt.Errorf("specter: elicitation field %q has type %q; MCP elicitation asks only for strings, numbers, integers, booleans and enums", f.Name, f.Type)
-		}
-	}
-	return nil
-}
-
-// answerError reports an elicitation answer that breaks its schema.
-func answerError(err error) error {
-	return fmt.Errorf("the answer to the question does not match what was asked: %w", err)
 }

@@ -13,11 +13,13 @@ import (
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/observe"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -32,6 +34,7 @@ type exchange struct {
 	ob     *stream.Stream
 	start  time.Time
 	cancel context.CancelFunc // ends a 2026-07-28 request's context
+	end    func(observe.End)  // the probe's, when there is one
 	hid    bool               // scopes or a policy hid an item from this caller
 }
 
@@ -64,10 +67,12 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
+	ctx, end := probe.Start(r.cfg.probe, ctx, &observe.Op{Method: m.Method, Name: req.Name, ID: string(m.ID), Version: req.Version,
+		Stateless: call != nil, SessionID: req.SessionID, Header: conn.http.Header, Meta: req.Meta})
 	in := &inflight{}
 	in.c = Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
 	in.s = Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
-	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now()}
+	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now(), end: end}
 	x := &in.x
 	if sess == nil {
 		x.cancel = cancel
@@ -119,6 +124,13 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 		x.cancel()
 	default:
 		x.ob.Send(data, true)
+	}
+	if x.end != nil {
+		e := observe.End{Outcome: probe.Outcome(reply.Result, code), Code: code}
+		if d := x.c.req.Declaration; d != nil {
+			e.Declaration = d.Name
+		}
+		x.end(e)
 	}
 	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.grant.principal, Code: code, Duration: time.Since(x.start)})
@@ -173,14 +185,15 @@ func safely(f func() Result) (res Result) {
 	return res
 }
 
-// invoke runs a declaration's handler.
-func (x *exchange) invoke(d *declaration, args json.RawMessage) Result {
-	return safely(func() Result { return d.call(args, x.c.req, x.c) })
+// invoke runs a declaration's middleware and handler.
+func (x *exchange) invoke(d *declaration) Result {
+	x.c.req.Declaration = d.info
+	return safely(func() Result { return d.call(x.c.req, x.c) })
 }
 
 // run invokes d and shapes its result, starting NoReply's work.
-func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Outcome {
-	res := x.invoke(d, args)
+func (x *exchange) run(d *declaration) handlers.Outcome {
+	res := x.invoke(d)
 	if res.kind != resultNoReply {
 		return x.finish(d, res)
 	}
@@ -190,7 +203,7 @@ func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Outcome {
 	x.r.work.Add(1)
 	go func() {
 		defer x.r.work.Done()
-		res := safely(func() Result { return res.work(x.c.stream) })
+		res := x.work(res.work, x.c.stream)
 		if res.kind == resultNoReply {
 			res = Error(fmt.Errorf("%s %q: the work of NoReply returned NoReply; it must return the final reply", d.kind, d.name))
 		}
@@ -299,7 +312,7 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome 
 	if d.tasks == TaskRequired && !x.tasksDeclared() {
 		return handlers.Failed(missingTasks())
 	}
-	return x.run(d, args)
+	return x.run(d)
 }
 
 func unknownTool(name string) *jsonrpc.Error {
@@ -311,7 +324,7 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 		func(d *declaration) *mcp.Prompt { return d.prompt })
 }
 
-func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outcome {
+func (x *exchange) GetPrompt(name string, _ map[string]string) handlers.Outcome {
 	d := x.cat.ByPrompt[name]
 	if d == nil || !x.c.grant.allowsPrompt(name) {
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
@@ -319,11 +332,7 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outco
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return handlers.Failed(x.internal(err))
-	}
-	return x.run(d, raw)
+	return x.run(d) // validates req.Arguments, which handlers found to be strings
 }
 
 func (x *exchange) Resources() []*mcp.Resource {
@@ -383,7 +392,7 @@ func (x *exchange) ReadResource(uri string) handlers.Outcome {
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	return x.run(d, nil)
+	return x.run(d)
 }
 
 func (x *exchange) Subscribe(uri string, on bool) error {
@@ -418,9 +427,13 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	if p.Context != nil {
 		args = p.Context.Arguments
 	}
-	vals, err := comp.Complete(x.c.ctx, p.Argument.Value, args)
-	if err != nil {
-		return nil, x.internal(fmt.Errorf("complete %s %q argument %q: %w", d.kind, d.name, p.Argument.Name, err))
+	x.c.req.Declaration = d.info
+	res := safely(func() Result { return d.chain(completion(comp, p.Argument.Value, args))(x.c.req, x.c) })
+	vals, ok := res.value.([]string)
+	if je := (*jsonrpc.Error)(nil); errors.As(res.err, &je) {
+		return nil, je
+	} else if !ok {
+		return nil, x.internal(errors.Join(fmt.Errorf("complete %s %q argument %q: answered %T", d.kind, d.name, p.Argument.Name, res.value), res.err))
 	}
 	total := len(vals)
 	return &mcp.Completion{Values: vals, Total: &total}, nil

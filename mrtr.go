@@ -1,12 +1,12 @@
 package specter
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/seal"
+	"github.com/specter-mcp/specter/internal/session"
 )
 
 // ErrInputRequired is returned by Elicit, Sample and ListRoots on the
@@ -21,12 +21,12 @@ var ErrInputRequired = modern.ErrInputRequired
 
 // ErrInputTimeout is wrapped by the error of Elicit, Sample and ListRoots
 // when the client did not answer within the router's InputTimeout.
-var ErrInputTimeout = errors.New("specter: the client did not answer in time")
+var ErrInputTimeout = session.ErrNoAnswer
 
 // ErrSessionEnded is wrapped by the error of Elicit, Sample and ListRoots
 // when the session ended (the client deleted it, it timed out, or the
 // router shut down) while the handler waited for the client's answer.
-var ErrSessionEnded = errors.New("specter: the session ended before the client answered")
+var ErrSessionEnded = session.ErrEnded
 
 // CapabilityError is returned by Elicit, Sample and ListRoots when the
 // client did not declare the capability they need. It matches

@@ -22,6 +22,9 @@ type Request struct {
 	ProgressToken json.RawMessage
 	// Meta is the request's raw _meta object, or nil.
 	Meta json.RawMessage
+	// Declaration is the tool, prompt or resource called, for middleware;
+	// nil in connect and for other methods.
+	Declaration *Declaration
 
 	Version            string // negotiated protocol version
 	SessionID          string

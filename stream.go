@@ -6,11 +6,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/elicitform"
+	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/observe"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -102,7 +105,7 @@ func (s *Stream) CloseSSE() { s.ob.CloseConn() }
 // that a person saw the question. Do not treat it as a confirmation an
 // attacker could not forge.
 func (s *Stream) Elicit(message string, schema *params.Schema, opts ...InputOption) (Params, ElicitAction, error) {
-	if err := checkElicitSchema(schema); err != nil {
+	if err := elicitform.Check(schema); err != nil {
 		return nil, "", err
 	}
 	ans, err := s.elicitForm(message, schema.JSON(), opts)
@@ -111,7 +114,7 @@ func (s *Stream) Elicit(message string, schema *params.Schema, opts ...InputOpti
 	}
 	vals, err := schema.Validate(ans.Content)
 	if err != nil {
-		return nil, ElicitAccept, answerError(err)
+		return nil, ElicitAccept, elicitform.AnswerError(err)
 	}
 	return vals, ElicitAccept, nil
 }
@@ -197,11 +200,10 @@ func (e *ClientError) Error() string {
 // On the 2026-07-28 wire it takes the answer from the retried request, or
 // records the question and returns ErrInputRequired.
 func (s *Stream) call(method string, params, result any, valid func() bool, opts []InputOption) error {
-	ctx := s.ctx
 	if m := s.req.modern; m != nil {
 		key := m.Key(method, inputKey(opts))
 		if s.task != nil {
-			return s.task.Ask(ctx, key, method, params, result, valid)
+			return s.task.Ask(s.ctx, key, method, params, result, valid)
 		}
 		return m.Input(key, method, params, result, valid)
 	}
@@ -209,33 +211,15 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
-	id, ch := s.sess.Await()
-	s.ob.Send(jsonrpc.AppendRequest(nil, id, method, p), false)
-	timeout := time.NewTimer(s.timeout)
-	defer timeout.Stop()
-	var why error
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return &ClientError{Method: method, Err: m.Error}
-		}
-		if err := json.Unmarshal(m.Result, result); err != nil {
-			return fmt.Errorf("specter: decode %s result: %w", method, err)
-		}
-		if !valid() {
-			return fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
-		}
-		return nil
-	case <-timeout.C:
-		why = fmt.Errorf("%w: %s got no answer within %v", ErrInputTimeout, method, s.timeout)
-	case <-ctx.Done():
-		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
-		if s.sess.Context().Err() != nil {
-			why = fmt.Errorf("%w: %s", ErrSessionEnded, method)
-		}
+	ctx, end := probe.Child(s.ctx, &observe.Op{Kind: observe.Outbound, Method: method, Version: s.req.Version, SessionID: s.req.SessionID})
+	m, err := s.sess.Ask(ctx, func(b []byte) { s.ob.Send(b, false) }, method, p, s.timeout)
+	switch {
+	case err != nil:
+	case m.Error != nil:
+		err = &ClientError{Method: method, Err: m.Error}
+	case json.Unmarshal(m.Result, result) != nil || !valid():
+		err = fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
 	}
-	s.sess.Forget(id)
-	// Tell the client it need not answer any more.
-	_ = s.sendNotification(mcp.NotificationCancelled, &mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
-	return why
+	end(probe.Err(err))
+	return err
 }

@@ -62,7 +62,7 @@ func (x *exchange) startTask(d *declaration, work func(*Stream) Result) handlers
 	go func() {
 		defer x.r.work.Done()
 		defer cancel()
-		res := safely(func() Result { return work(c.stream) })
+		res := x.work(work, c.stream)
 		tx := *x
 		tx.c = &c
 		t.Finish(tx.outcome(tx.finish(d, res)))

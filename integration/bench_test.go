@@ -13,8 +13,9 @@ import (
 )
 
 // benchRouter has one tool with a validated param, as a typical tool.
-func benchRouter() *specter.Router {
+func benchRouter(mw ...specter.Middleware) *specter.Router {
 	r := specter.NewRouter("bench", "1.0.0", quiet)
+	r.Use(mw...)
 	r.Tool("greet", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply("Hello, " + p.String("name") + "!")
 	}, specter.Description("Greet someone"),
@@ -26,8 +27,17 @@ func benchRouter() *specter.Router {
 // httptest server, a keep-alive HTTP client, the session lookup, connect,
 // params validation, the handler and the JSON answer. Allocations include
 // the client's side of the exchange.
-func BenchmarkToolsCall(b *testing.B) {
-	r := benchRouter()
+func BenchmarkToolsCall(b *testing.B) { benchToolsCall(b, benchRouter()) }
+
+// BenchmarkToolsCallMiddleware is BenchmarkToolsCall through one
+// middleware that passes the call on.
+func BenchmarkToolsCallMiddleware(b *testing.B) {
+	benchToolsCall(b, benchRouter(func(next specter.Call) specter.Call {
+		return func(req *specter.Request, c *specter.Context) specter.Result { return next(req, c) }
+	}))
+}
+
+func benchToolsCall(b *testing.B, r *specter.Router) {
 	_, c := mcptest.NewServer(b, r.Handler(), "/mcp")
 	defer r.Shutdown(context.Background())
 	if _, err := c.Initialize(context.Background(), "2025-11-25"); err != nil {

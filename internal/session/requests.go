@@ -2,9 +2,13 @@ package session
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 // Begin registers an in-flight request id; cancel stops it. It fails for
@@ -100,4 +104,37 @@ func (s *Session) Deliver(m *jsonrpc.Message) bool {
 		ch <- m
 	}
 	return ok
+}
+
+// ErrNoAnswer and ErrEnded end an Ask the client did not answer: in time,
+// or before the session ended.
+var (
+	ErrNoAnswer = errors.New("specter: the client did not answer in time")
+	ErrEnded    = errors.New("specter: the session ended before the client answered")
+)
+
+// Ask sends the client a request through send and waits for its answer,
+// for at most timeout and while ctx lasts. When it stops waiting it tells
+// the client, through send, that it need not answer.
+func (s *Session) Ask(ctx context.Context, send func([]byte), method string, params json.RawMessage, timeout time.Duration) (*jsonrpc.Message, error) {
+	id, ch := s.Await()
+	send(jsonrpc.AppendRequest(nil, id, method, params))
+	t := time.NewTimer(timeout)
+	defer t.Stop()
+	var why error
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-t.C:
+		why = fmt.Errorf("%w: %s got no answer within %v", ErrNoAnswer, method, timeout)
+	case <-ctx.Done():
+		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
+		if s.Context().Err() != nil {
+			why = fmt.Errorf("%w: %s", ErrEnded, method)
+		}
+	}
+	s.Forget(id)
+	p, _ := json.Marshal(&mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
+	send(jsonrpc.AppendRequest(nil, nil, mcp.NotificationCancelled, p))
+	return nil, why
 }
