@@ -67,7 +67,7 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
-	ctx, end := probe.Start(r.cfg.probe, ctx, &observe.Op{Method: m.Method, Name: req.Name, ID: string(m.ID), Version: req.Version,
+	ctx, end := probe.Start(r.cfg.probe, ctx, observe.Op{Method: m.Method, Name: req.Name, ID: m.ID, Version: req.Version,
 		Stateless: call != nil, SessionID: req.SessionID, Header: conn.http.Header, Meta: req.Meta})
 	in := &inflight{}
 	in.c = Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}

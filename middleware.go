@@ -35,7 +35,7 @@ type Declaration struct {
 func (x *exchange) work(work func(*Stream) Result, s *Stream) Result {
 	ws := *s
 	var end func(observe.End)
-	ws.ctx, end = probe.Child(s.ctx, &observe.Op{Kind: observe.Work, Method: x.c.req.Method, Name: x.c.req.Name, ID: string(x.c.req.ID),
+	ws.ctx, end = probe.Child(s.ctx, observe.Op{Kind: observe.Work, Method: x.c.req.Method, Name: x.c.req.Name, ID: x.c.req.ID,
 		Version: x.c.req.Version, Stateless: x.modern(), SessionID: x.c.req.SessionID})
 	res := safely(func() Result { return work(&ws) })
 	end(probe.Err(res.err))

@@ -17,7 +17,7 @@ import (
 // put a span there for user code and child Ops to find; end is called
 // exactly once, when the Op has ended. A probe must be safe for
 // concurrent use and must not block: it runs on the request path.
-type Probe func(ctx context.Context, op *Op) (_ context.Context, end func(End))
+type Probe func(ctx context.Context, op Op) (_ context.Context, end func(End))
 
 // Kind is what an Op is.
 type Kind uint8
@@ -46,7 +46,7 @@ func (k Kind) String() string {
 	return "request"
 }
 
-// Op describes the work that starts. Its fields must not be changed.
+// Op describes the work that starts.
 type Op struct {
 	Kind Kind
 	// Method is the JSON-RPC method: the client's ("tools/call"), or, for
@@ -56,8 +56,8 @@ type Op struct {
 	// sent it: it may name nothing declared, so it is not fit for a metric
 	// label (End.Declaration is).
 	Name string
-	// ID is the JSON-RPC id, raw; empty for Work.
-	ID        string
+	// ID is the JSON-RPC id as sent (a JSON string or number).
+	ID        []byte
 	Version   string // protocol version
 	Stateless bool   // the 2026-07-28 wire, rather than a session
 	SessionID string
@@ -90,7 +90,11 @@ const (
 // String names the outcome: "ok", "tool_error", "input_required",
 // "error" or "cancelled".
 func (o Outcome) String() string {
-	return [...]string{"ok", "tool_error", "input_required", "error", "cancelled"}[min(int(o), 4)]
+	names := [...]string{"ok", "tool_error", "input_required", "error", "cancelled"}
+	if int(o) < len(names) {
+		return names[o]
+	}
+	return "unknown"
 }
 
 // End is how an Op ended.

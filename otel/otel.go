@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -158,7 +159,7 @@ func (t *Telemetry) Observe(r *specter.Router) error {
 
 // Probe is the observe.Probe behind Instrument, for routers that combine
 // it with probes of their own.
-func (t *Telemetry) Probe(ctx context.Context, op *observe.Op) (context.Context, func(observe.End)) {
+func (t *Telemetry) Probe(ctx context.Context, op observe.Op) (context.Context, func(observe.End)) {
 	switch op.Kind {
 	case observe.Work:
 		ctx, span := t.tracer.Start(ctx, op.Method+" work", trace.WithSpanKind(trace.SpanKindInternal),
@@ -173,7 +174,7 @@ func (t *Telemetry) Probe(ctx context.Context, op *observe.Op) (context.Context,
 }
 
 // request starts the server span and the measurement of a request.
-func (t *Telemetry) request(ctx context.Context, op *observe.Op) (context.Context, func(observe.End)) {
+func (t *Telemetry) request(ctx context.Context, op observe.Op) (context.Context, func(observe.End)) {
 	start := time.Now()
 	if op.Header != nil {
 		ctx = t.prop.Extract(ctx, propagation.HeaderCarrier(op.Header))
@@ -191,8 +192,8 @@ func (t *Telemetry) request(ctx context.Context, op *observe.Op) (context.Contex
 	if op.SessionID != "" {
 		attrs = append(attrs, keySession.String(op.SessionID))
 	}
-	if op.ID != "" {
-		attrs = append(attrs, keyRequestID.String(op.ID))
+	if len(op.ID) > 0 {
+		attrs = append(attrs, keyRequestID.String(strings.Trim(string(op.ID), `"`)))
 	}
 	switch op.Method {
 	case mcp.MethodToolsCall:

@@ -16,7 +16,7 @@ type key struct{}
 
 // Start starts op with p, and puts p in the Op's context for Child. With
 // no probe it returns ctx and a nil end.
-func Start(p observe.Probe, ctx context.Context, op *observe.Op) (context.Context, func(observe.End)) {
+func Start(p observe.Probe, ctx context.Context, op observe.Op) (context.Context, func(observe.End)) {
 	if p == nil {
 		return ctx, nil
 	}
@@ -26,7 +26,7 @@ func Start(p observe.Probe, ctx context.Context, op *observe.Op) (context.Contex
 // Child starts an Op within the Op whose context is ctx, with the probe
 // that started that one. Without one it returns ctx and an end that does
 // nothing, so callers can always call end.
-func Child(ctx context.Context, op *observe.Op) (context.Context, func(observe.End)) {
+func Child(ctx context.Context, op observe.Op) (context.Context, func(observe.End)) {
 	p, _ := ctx.Value(key{}).(observe.Probe)
 	if ctx, end := Start(p, ctx, op); end != nil {
 		return ctx, end
