@@ -10,6 +10,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 )
 
 // Probe is called when the router starts an Op. The context it returns
@@ -110,4 +111,13 @@ type End struct {
 	Declaration string
 	// Err is the error of a Failed Work or Outbound Op, when there is one.
 	Err error
+}
+
+// Callback is a Probe for the simplest use, such as a log line or a
+// counter: f is called when each Op ends, with how long it took.
+func Callback(f func(op Op, end End, took time.Duration)) Probe {
+	return func(ctx context.Context, op Op) (context.Context, func(End)) {
+		start := time.Now()
+		return ctx, func(e End) { f(op, e, time.Since(start)) }
+	}
 }
