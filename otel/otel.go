@@ -18,7 +18,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/specter-mcp/specter"
-	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/observe"
 )
@@ -203,8 +202,9 @@ func (t *Telemetry) request(ctx context.Context, op observe.Op) (context.Context
 	case mcp.MethodResourcesRead:
 		attrs = append(attrs, keyResource.String(op.Name))
 	}
-	ctx, span := t.tracer.Start(ctx, op.Method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
-	method := metric.WithAttributes(keyMethod.String(op.Method))
+	name := methodLabel(op.Method)
+	ctx, span := t.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	method := metric.WithAttributes(keyMethod.String(name))
 	t.active.Add(ctx, 1, method)
 	return ctx, func(e observe.End) {
 		t.active.Add(ctx, -1, method)
@@ -218,10 +218,7 @@ func (t *Telemetry) request(ctx context.Context, op observe.Op) (context.Context
 		if e.Outcome == observe.Failed {
 			span.SetStatus(codes.Error, "JSON-RPC error "+strconv.Itoa(e.Code))
 		}
-		name := op.Method
-		if e.Code == jsonrpc.CodeMethodNotFound {
-			name = Unknown
-		} else if k, ok := declarationKey(op.Method); ok {
+		if k, ok := declarationKey(name); ok {
 			d := e.Declaration
 			if d == "" {
 				d = Unknown
@@ -234,6 +231,26 @@ func (t *Telemetry) request(ctx context.Context, op observe.Op) (context.Context
 		span.End()
 		t.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(labels...))
 	}
+}
+
+// methods are the request methods of MCP, the values a method label takes.
+var methods = map[string]bool{
+	mcp.MethodInitialize: true, mcp.MethodPing: true, mcp.MethodSetLevel: true, mcp.MethodToolsList: true,
+	mcp.MethodToolsCall: true, mcp.MethodPromptsList: true, mcp.MethodPromptsGet: true,
+	mcp.MethodResourcesList: true, mcp.MethodResourceTemplatesList: true, mcp.MethodResourcesRead: true,
+	mcp.MethodResourcesSubscribe: true, mcp.MethodResourcesUnsubscribe: true, mcp.MethodComplete: true,
+	mcp.MethodDiscover: true, mcp.MethodSubscriptionsListen: true, mcp.MethodSkillsList: true,
+	mcp.MethodSkillsGet: true, mcp.MethodResourcesDirectoryRead: true, mcp.MethodTasksGet: true,
+	mcp.MethodTasksUpdate: true, mcp.MethodTasksCancel: true,
+}
+
+// methodLabel is method if MCP defines it, or Unknown: the client names
+// the method, and must not grow the label set.
+func methodLabel(method string) string {
+	if methods[method] {
+		return method
+	}
+	return Unknown
 }
 
 // declarationKey is the metric label of the declaration a method calls.

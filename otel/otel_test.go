@@ -81,19 +81,32 @@ func tracing(t *testing.T) (*specterotel.Telemetry, *tracetest.InMemoryExporter)
 // withTraceparent puts the caller's trace context in the call's _meta.
 var withTraceparent = mcptest.Meta(map[string]any{"traceparent": traceparent, "tracestate": "vendor=1"})
 
-// span returns the one ended span named name.
+// span returns the one ended span named name. A request's span ends once
+// its response is written, which may be a moment after the client read it.
 func span(t *testing.T, exp *tracetest.InMemoryExporter, name string) tracetest.SpanStub {
 	t.Helper()
 	var found []tracetest.SpanStub
-	for _, s := range exp.GetSpans() {
-		if s.Name == name {
-			found = append(found, s)
+	eventually(t, func() bool {
+		found = found[:0]
+		for _, s := range exp.GetSpans() {
+			if s.Name == name {
+				found = append(found, s)
+			}
 		}
-	}
+		return len(found) > 0
+	})
 	if len(found) != 1 {
 		t.Fatalf("%d spans named %q among %v", len(found), name, names(exp))
 	}
 	return found[0]
+}
+
+// eventually waits up to 5 seconds for cond.
+func eventually(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond() && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 func names(exp *tracetest.InMemoryExporter) []string {
@@ -332,7 +345,13 @@ func TestMetricsCountEveryCallAndBoundTheirLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	byTool := points(t, reader, "tools/call", "gen_ai.tool.name")
+	// The last durations are recorded as their responses end.
+	var byTool map[string]metricdata.HistogramDataPoint[float64]
+	eventually(t, func() bool {
+		byTool = points(t, reader, "tools/call", "gen_ai.tool.name")
+		return byTool[specterotel.Unknown].Count == unknown && gauges(t, reader)["specter.server.requests.active"] == 0 &&
+			points(t, reader, specterotel.Unknown, "mcp.method.name")[specterotel.Unknown].Count == 1
+	})
 	if len(byTool) != 3 {
 		t.Errorf("%d gen_ai.tool.name values, want greet, add and %s: %v", len(byTool), specterotel.Unknown, keysOf(byTool))
 	}
@@ -356,12 +375,9 @@ func TestMetricsCountEveryCallAndBoundTheirLabels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	deadline := time.Now().Add(5 * time.Second)
-	for gauges(t, reader)["specter.server.streams"] != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the GET stream is not counted")
-		}
-		time.Sleep(10 * time.Millisecond)
+	eventually(t, func() bool { return gauges(t, reader)["specter.server.streams"] == 1 })
+	if gauges(t, reader)["specter.server.streams"] != 1 {
+		t.Fatal("the GET stream is not counted")
 	}
 }
 
