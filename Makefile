@@ -13,7 +13,10 @@ FUZZ := \
 	./internal/seal:FuzzOpen \
 	./internal/uripattern:FuzzMatch \
 	./internal/modern:FuzzDecodeHeader \
-	./internal/modern:FuzzSameNumber
+	./internal/modern:FuzzSameNumber \
+	./internal/jsonvalue:FuzzDecode \
+	./internal/envelope:FuzzRead \
+	./handlers:FuzzPlainCallTool
 
 # How long each fuzz target runs.
 FUZZTIME ?= 10s

@@ -52,10 +52,20 @@ type Backplane interface {
 	// DropStream deletes a stream's buffer once it was delivered whole.
 	DropStream(ctx context.Context, session, stream string) error
 
-	// Claim takes key for ttl if nobody holds it: an in-flight request id,
-	// unique across nodes. Release gives it back.
+	// Claim takes key for ttl if nobody holds it, across nodes. Release
+	// gives it back.
 	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
 	Release(ctx context.Context, key string) error
+
+	// Admit readies a session for its owner's requests in one step, so
+	// that a request costs one round trip to a remote backplane. It gives
+	// back the request keys in release, then, if the session exists,
+	// extends its life by ttl (as TouchSession), claims each request key
+	// of claims (reporting, in order, which it got: a key is held by one
+	// request at a time, across nodes) and returns the session as it is
+	// now. A session that does not exist is ErrNotFound, and nothing is
+	// claimed. Request keys belong to the session and go with it.
+	Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*Session, []bool, error)
 
 	// Publish sends a message to every node, this one included.
 	Publish(ctx context.Context, m *Message) error

@@ -22,9 +22,10 @@ type Memory struct {
 }
 
 type memSession struct {
-	s       Session
-	expires time.Time // zero: never
-	streams map[string]*memStream
+	s        Session
+	expires  time.Time // zero: never
+	streams  map[string]*memStream
+	requests map[string]struct{} // request keys held (Admit)
 }
 
 type memStream struct {
@@ -95,10 +96,15 @@ func (m *Memory) LoadSession(_ context.Context, id string) (*Session, error) {
 	if ms == nil {
 		return nil, ErrNotFound
 	}
+	return ms.copy(), nil
+}
+
+// copy returns a copy of the session record that shares nothing with it.
+func (ms *memSession) copy() *Session {
 	c := ms.s
 	c.Data = copyData(ms.s.Data)
 	c.Subscriptions = append([]string(nil), ms.s.Subscriptions...)
-	return &c, nil
+	return &c
 }
 
 // TouchSession implements Backplane.
@@ -240,6 +246,31 @@ func (m *Memory) Release(_ context.Context, key string) error {
 	}
 	m.mu.Unlock()
 	return nil
+}
+
+// Admit implements Backplane.
+func (m *Memory) Admit(_ context.Context, id string, ttl time.Duration, claims, release []string) (*Session, []bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ms := m.live(id)
+	if ms == nil {
+		return nil, nil, ErrNotFound
+	}
+	for _, k := range release {
+		delete(ms.requests, k)
+	}
+	ms.expires = expiry(m.now(), ttl)
+	got := make([]bool, len(claims))
+	for i, k := range claims {
+		if _, held := ms.requests[k]; !held {
+			if ms.requests == nil {
+				ms.requests = map[string]struct{}{}
+			}
+			ms.requests[k] = struct{}{}
+			got[i] = true
+		}
+	}
+	return ms.copy(), got, nil
 }
 
 // Publish implements Backplane: subscribers of this process get m at once.

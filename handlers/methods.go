@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/specter-mcp/specter/internal/jsonscan"
+	"github.com/specter-mcp/specter/internal/jsonvalue"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -94,6 +96,40 @@ func decode(params json.RawMessage, v any) error {
 	return nil
 }
 
+// plainCallTool reads tools/call params as decode would, without
+// reflection, when they are an object whose "name" is a string or null and
+// whose members are spelled exactly; other params go to decode (ok false),
+// whose errors say what is wrong. What it returns aliases params.
+func plainCallTool(params json.RawMessage) (p mcp.CallToolParams, ok bool) {
+	o, isObject := jsonscan.Members(params)
+	if !isObject {
+		return p, false
+	}
+	for {
+		key, value, more := o.Next()
+		if !more {
+			return p, true
+		}
+		switch string(key) {
+		case "name":
+			if value[0] == 'n' {
+				continue // null leaves the name as it is
+			}
+			if p.Name, ok = jsonvalue.String(value); !ok {
+				return p, false
+			}
+		case "arguments":
+			p.Arguments = value
+		case "_meta":
+			p.Meta = value
+		default:
+			if bytes.EqualFold(key, []byte("name")) || bytes.EqualFold(key, []byte("arguments")) || bytes.EqualFold(key, []byte("_meta")) {
+				return p, false // encoding/json would match the key up to case
+			}
+		}
+	}
+}
+
 func invalidParams(format string, args ...any) Outcome {
 	return Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, format, args...))
 }
@@ -137,9 +173,11 @@ func listTools(s Server, params json.RawMessage) Outcome {
 }
 
 func callTool(s Server, params json.RawMessage) Outcome {
-	var p mcp.CallToolParams
-	if err := decode(params, &p); err != nil {
-		return Failed(err)
+	p, ok := plainCallTool(params)
+	if !ok {
+		if err := decode(params, &p); err != nil {
+			return Failed(err)
+		}
 	}
 	if p.Name == "" {
 		return invalidParams(`Invalid params: "name" is required`)

@@ -77,10 +77,9 @@ func join(t *testing.T, n *node) *mcptest.Client {
 
 // on returns a schema-checked client of the session, pointed at n.
 func on(t *testing.T, base *mcptest.Client, n *node) *mcptest.Client {
-	c := mcptest.NewClient(n.url)
+	c := base.At(n.url)
 	c.HTTP = n.srv.Client()
 	c.OnMessage = (&checker{t: t, c: c, count: new(atomic.Int64)}).observe
-	c.SessionID, c.Version, c.Capabilities, c.OnRequest = base.SessionID, base.Version, base.Capabilities, base.OnRequest
 	return c
 }
 

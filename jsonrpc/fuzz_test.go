@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -53,6 +54,7 @@ func FuzzParse(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
+		plainAgrees(t, body)
 		msgs, batch, err := Parse(body)
 		if err != nil {
 			var e *Error
@@ -142,6 +144,47 @@ func unambiguous(t *testing.T, body []byte) {
 		var skip json.RawMessage
 		if err := dec.Decode(&skip); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// plainAgrees fails the test unless decodePlain, when it takes body,
+// decodes it exactly as encoding/json decodes it into a Message.
+func plainAgrees(t *testing.T, body []byte) {
+	t.Helper()
+	got, ok := decodePlain(body)
+	if !ok {
+		return
+	}
+	var want Message
+	if err := json.Unmarshal(body, &want); err != nil {
+		t.Fatalf("decodePlain took %q, which encoding/json refuses: %v", body, err)
+	}
+	if !reflect.DeepEqual(got, &want) {
+		t.Fatalf("decodePlain(%q) = %+v; encoding/json: %+v", body, got, &want)
+	}
+}
+
+func TestDecodePlainAgreesWithEncodingJSON(t *testing.T) {
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`,
+		`{"jsonrpc":"2.0","id":"a","result":{}}`, `{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"x","params":null}`, `{"jsonrpc":"2.0","id":1,"method":"x","other":[1,2]}`,
+		`{"jsonrpc":"2.0","id":1,"method":"é","params":[]}`, `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
+		` {"jsonrpc" : "1.0" , "id" : -1.5e3 , "method" : "" } `,
+	} {
+		if _, ok := decodePlain([]byte(body)); !ok {
+			t.Errorf("decodePlain refused plain message %s", body)
+		}
+		plainAgrees(t, []byte(body))
+	}
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"a\u0062"}`, `{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"x"}}`,
+		`{"jsonrpc":2,"id":1,"method":"a"}`, `{"jsonrpc":"2.0","id":1,"Method":"a"}`, `{"jsonrpc":"2.0","id":1,"method":"a"`,
+		`{"jsonrpc":"2.0","id":1,"method":"` + "\xff" + `"}`,
+	} {
+		if _, ok := decodePlain([]byte(body)); ok {
+			t.Errorf("decodePlain took %s, which encoding/json must decode", body)
 		}
 	}
 }

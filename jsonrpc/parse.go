@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"unicode/utf8"
+
+	"github.com/specter-mcp/specter/internal/jsonvalue"
 
 	"github.com/specter-mcp/specter/internal/jsonscan"
 )
@@ -68,6 +71,9 @@ func decodeOne(b []byte) (*Message, *Error) {
 		}
 		return nil, Errorf(CodeInvalidRequest, "a JSON-RPC message must be an object")
 	}
+	if m, ok := decodePlain(b); ok {
+		return m, nil
+	}
 	m := new(Message)
 	if err := json.Unmarshal(b, m); err != nil {
 		if _, ok := err.(*json.SyntaxError); ok || !json.Valid(b) {
@@ -76,6 +82,75 @@ func decodeOne(b []byte) (*Message, *Error) {
 		return nil, Errorf(CodeInvalidRequest, "Invalid Request: %s", describe(err))
 	}
 	return m, nil
+}
+
+// decodePlain decodes a message the way encoding/json decodes it into a
+// Message, without reflection, when the message is plain: valid JSON whose
+// "jsonrpc" and "method" are strings without escapes and which has no
+// "error" (client error responses are rare). Anything else is left to
+// encoding/json (ok false), whose errors say what is wrong. What the
+// message keeps is copied, so that it never aliases the body.
+func decodePlain(b []byte) (m *Message, ok bool) {
+	if !jsonvalue.Valid(b) {
+		return nil, false
+	}
+	o, isObject := jsonscan.Members(b)
+	if !isObject {
+		return nil, false
+	}
+	var version, method []byte
+	var id, params, result []byte
+	for {
+		key, value, more := o.Next()
+		if !more {
+			break
+		}
+		switch string(key) {
+		case "jsonrpc":
+			if version = plainString(value); version == nil {
+				return nil, false
+			}
+		case "method":
+			if method = plainString(value); method == nil {
+				return nil, false
+			}
+		case "id":
+			id = value
+		case "params":
+			params = value
+		case "result":
+			result = value
+		default:
+			if _, folds := foldsTo(key, envelope[:]); folds || string(key) == "error" {
+				return nil, false
+			}
+		}
+	}
+	m = &Message{Method: string(method), ID: ID(clone(id)), Params: clone(params), Result: clone(result)}
+	if string(version) == Version {
+		m.JSONRPC = Version
+	} else {
+		m.JSONRPC = string(version)
+	}
+	return m, true
+}
+
+// clone copies b, keeping nil nil. Each member gets its own copy: an id
+// kept while a request runs must not keep large params alive with it.
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append(make([]byte, 0, len(b)), b...)
+}
+
+// plainString returns the body of a JSON string value with no escapes,
+// or nil for any other value.
+func plainString(v []byte) []byte {
+	if len(v) < 2 || v[0] != '"' || bytes.IndexByte(v, '\\') >= 0 || !utf8.Valid(v) {
+		return nil // encoding/json resolves escapes and replaces invalid UTF-8
+	}
+	return v[1 : len(v)-1]
 }
 
 // check applies the envelope rules to decoded messages. An ambiguity that

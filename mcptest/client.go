@@ -46,8 +46,29 @@ type Client struct {
 	SessionID string
 	Version   string
 
-	nextID  atomic.Int64
-	methods sync.Map // request id key -> method, for OnMessage
+	idMu    sync.Mutex
+	ids     *atomic.Int64 // the last request id; shared with the clients At returns
+	methods sync.Map      // request id key -> method, for OnMessage
+}
+
+// At returns a client of the same session that sends to url: one client
+// talking to several nodes behind a load balancer. It shares c's request
+// ids, so that no id is used twice in the session, as MCP requires; the
+// other fields are copied.
+func (c *Client) At(url string) *Client {
+	o := &Client{URL: url, HTTP: c.HTTP, Header: c.Header.Clone(), Capabilities: c.Capabilities, OnRequest: c.OnRequest,
+		AnswerURL: c.AnswerURL, OnMessage: c.OnMessage, SessionID: c.SessionID, Version: c.Version}
+	o.ids = c.idCounter()
+	return o
+}
+
+func (c *Client) idCounter() *atomic.Int64 {
+	c.idMu.Lock()
+	defer c.idMu.Unlock()
+	if c.ids == nil {
+		c.ids = new(atomic.Int64)
+	}
+	return c.ids
 }
 
 // NewClient returns a client for the MCP endpoint at url.
@@ -154,7 +175,7 @@ func (c *Client) Initialize(ctx context.Context, version string) (*mcp.Initializ
 
 // Call sends a request and reads its answer.
 func (c *Client) Call(ctx context.Context, method string, params any) (*Response, error) {
-	id := jsonrpc.IntID(c.nextID.Add(1))
+	id := jsonrpc.IntID(c.idCounter().Add(1))
 	body, err := encodeRequest(id, method, params)
 	if err != nil {
 		return nil, err

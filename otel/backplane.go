@@ -75,6 +75,11 @@ func (c *countingBackplane) Release(ctx context.Context, key string) error {
 	return c.count("release", c.bp.Release(ctx, key))
 }
 
+func (c *countingBackplane) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
+	s, got, err := c.bp.Admit(ctx, id, ttl, claims, release)
+	return s, got, c.count("admit", err)
+}
+
 func (c *countingBackplane) Publish(ctx context.Context, m *backplane.Message) error {
 	return c.count("publish", c.bp.Publish(ctx, m))
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/backplane/backplanetest"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
@@ -387,6 +388,16 @@ func keysOf[V any](m map[string]V) []string {
 		k = append(k, s)
 	}
 	return k
+}
+
+// TestCountingBackplaneKeepsTheContract: the wrapper passes every
+// operation through unchanged.
+func TestCountingBackplaneKeepsTheContract(t *testing.T) {
+	tel := specterotel.New()
+	backplanetest.Run(t, func(*testing.T) (backplane.Backplane, backplane.Backplane) {
+		m := tel.Backplane(backplane.NewMemory())
+		return m, m
+	})
 }
 
 // failingPublish is an in-memory backplane whose Publish fails.

@@ -8,6 +8,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/specter-mcp/specter/internal/jsonvalue"
 )
 
 // New compiles declared parameters into a Schema. The error names every
@@ -286,6 +288,10 @@ func fieldInfo(n *node, kw *keywords) FieldInfo {
 
 // decodeValue decodes one JSON value, keeping numbers as json.Number.
 func decodeValue(data []byte) (any, error) {
+	if v, ok := jsonvalue.Decode(data); ok {
+		return v, nil
+	}
+	// Invalid JSON: encoding/json says what is wrong with it.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

@@ -117,6 +117,41 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 			t.Errorf("events of a deleted session: %v", err)
 		}
 	})
+	t.Run("admit", func(t *testing.T) {
+		a, b := newBP(t)
+		if _, _, err := a.Admit(ctx, "nope", time.Minute, []string{"1"}, nil); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("admit to an unknown session: %v", err)
+		}
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "ad", Principal: "u1"}, 1500*time.Millisecond))
+		rec, got, err := a.Admit(ctx, "ad", 1500*time.Millisecond, []string{"1", "2"}, nil)
+		if err != nil || rec.Principal != "u1" || len(got) != 2 || !got[0] || !got[1] {
+			t.Fatalf("first admit: %+v %v %v", rec, got, err)
+		}
+		// The same keys are held across nodes until released.
+		must(t, a.SetField(ctx, "ad", backplane.FieldLogLevel, json.RawMessage(`5`)))
+		rec, got, err = b.Admit(ctx, "ad", 1500*time.Millisecond, []string{"2", "3"}, []string{"1"})
+		if err != nil || rec.LogLevel != 5 || got[0] || !got[1] {
+			t.Fatalf("admit from the other node: %+v %v %v", rec, got, err)
+		}
+		if _, got, _ = a.Admit(ctx, "ad", 1500*time.Millisecond, []string{"1"}, nil); !got[0] {
+			t.Fatal("a released key is not claimable")
+		}
+		// Admit extends the session's life as TouchSession does.
+		time.Sleep(800 * time.Millisecond)
+		if _, _, err := b.Admit(ctx, "ad", 1500*time.Millisecond, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1000 * time.Millisecond)
+		if _, err := a.LoadSession(ctx, "ad"); err != nil {
+			t.Fatalf("admitted session expired early: %v", err)
+		}
+		// Request keys go with the session.
+		_, _ = a.DeleteSession(ctx, "ad")
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "ad"}, time.Minute))
+		if _, got, _ = b.Admit(ctx, "ad", time.Minute, []string{"2"}, nil); !got[0] {
+			t.Fatal("a request key outlived its session")
+		}
+	})
 	t.Run("claims", func(t *testing.T) {
 		a, b := newBP(t)
 		ok1, _ := a.Claim(ctx, "k", time.Minute)

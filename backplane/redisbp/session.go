@@ -3,6 +3,7 @@ package redisbp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ end
 // createScript replaces a session with its streams by a new one.
 // KEYS: session, streams. ARGV: base, ttl ms (0: none), field, value, …
 var createScript = redis.NewScript(luaDeleteStreams + `
-redis.call('DEL', KEYS[1])
+redis.call('DEL', KEYS[1], ARGV[1] .. 'requests')
 delete_streams(ARGV[1], KEYS[2])
 redis.call('HSET', KEYS[1], unpack(ARGV, 3))
 if tonumber(ARGV[2]) > 0 then
@@ -64,18 +65,48 @@ return 1
 // touchScript gives a session and its streams a new TTL; 0 if the
 // session does not exist.
 // KEYS: session, streams. ARGV: base, ttl ms (0: none).
-var touchScript = redis.NewScript(luaExpire + `
+var touchScript = redis.NewScript(luaTouch + `
 if redis.call('EXISTS', KEYS[1]) == 0 then
 	return 0
 end
-local ttl = tonumber(ARGV[2])
-expire(KEYS[1], ttl)
-expire(KEYS[2], ttl)
-for _, name in ipairs(redis.call('SMEMBERS', KEYS[2])) do
-	expire(ARGV[1] .. 'stream:' .. name, ttl)
-	expire(ARGV[1] .. 'meta:' .. name, ttl)
-end
+touch(ARGV[1], KEYS[1], KEYS[2], tonumber(ARGV[2]))
 return 1
+`)
+
+// luaTouch is a Lua function giving a session and what goes with it (its
+// streams, its request keys) a TTL of ttl milliseconds.
+const luaTouch = luaExpire + `
+local function touch(base, session, streams, ttl)
+	expire(session, ttl)
+	expire(streams, ttl)
+	expire(base .. 'requests', ttl)
+	for _, name in ipairs(redis.call('SMEMBERS', streams)) do
+		expire(base .. 'stream:' .. name, ttl)
+		expire(base .. 'meta:' .. name, ttl)
+	end
+end
+`
+
+// admitScript is Admit: it deletes request keys, and, for a session that
+// exists, touches it, claims request keys and returns the session hash
+// with what it claimed; nil for no session.
+// KEYS: session, streams. ARGV: base, ttl ms (0: none), number of claims,
+// the claims, the releases.
+var admitScript = redis.NewScript(luaTouch + `
+local requests = ARGV[1] .. 'requests'
+local n = tonumber(ARGV[3])
+if #ARGV > 3 + n then
+	redis.call('HDEL', requests, unpack(ARGV, 4 + n))
+end
+if redis.call('EXISTS', KEYS[1]) == 0 then
+	return false
+end
+local got = {}
+for i = 1, n do
+	got[i] = redis.call('HSETNX', requests, ARGV[3 + i], 1)
+end
+touch(ARGV[1], KEYS[1], KEYS[2], tonumber(ARGV[2]))
+return {redis.call('HGETALL', KEYS[1]), got}
 `)
 
 // setFieldScript sets a field of a session that exists, without creating
@@ -94,6 +125,7 @@ return 1
 // KEYS: session, streams. ARGV: base.
 var deleteScript = redis.NewScript(luaDeleteStreams + `
 local existed = redis.call('DEL', KEYS[1])
+redis.call('DEL', ARGV[1] .. 'requests')
 delete_streams(ARGV[1], KEYS[2])
 return existed
 `)
@@ -209,6 +241,64 @@ func (b *Backplane) TouchSession(ctx context.Context, id string, ttl time.Durati
 		return backplane.ErrNotFound
 	}
 	return nil
+}
+
+// Admit implements backplane.Backplane in one script, one round trip.
+// Request keys live in the session's hash of requests, on the session's
+// Cluster slot, and expire and go with the session.
+func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
+	k := b.keys(id)
+	args := make([]any, 0, 3+len(claims)+len(release))
+	args = append(args, k.base, millis(ttl), len(claims))
+	for _, c := range claims {
+		args = append(args, c)
+	}
+	for _, r := range release {
+		args = append(args, r)
+	}
+	reply, err := admitScript.Run(ctx, b.client, []string{k.session(), k.streams()}, args...).Slice()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil, backplane.ErrNotFound
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("redisbp: admit: %w", err)
+	}
+	rec, got, err := decodeAdmit(reply, len(claims))
+	if err != nil {
+		return nil, nil, fmt.Errorf("redisbp: admit: %w", err)
+	}
+	return rec, got, nil
+}
+
+// decodeAdmit reads admitScript's reply: the session hash as a flat
+// list of fields and values, and 1 or 0 per claim.
+func decodeAdmit(reply []any, claims int) (*backplane.Session, []bool, error) {
+	if len(reply) != 2 {
+		return nil, nil, fmt.Errorf("unexpected reply of %d parts", len(reply))
+	}
+	flat, _ := reply[0].([]any)
+	h := make(map[string]string, len(flat)/2)
+	for i := 0; i+1 < len(flat); i += 2 {
+		f, _ := flat[i].(string)
+		v, _ := flat[i+1].(string)
+		h[f] = v
+	}
+	if len(h) == 0 {
+		return nil, nil, backplane.ErrNotFound
+	}
+	rec, err := decodeSession(h)
+	if err != nil {
+		return nil, nil, err
+	}
+	flags, _ := reply[1].([]any)
+	got := make([]bool, claims)
+	for i := range got {
+		if i < len(flags) {
+			n, _ := flags[i].(int64)
+			got[i] = n == 1
+		}
+	}
+	return rec, got, nil
 }
 
 // SetField implements backplane.Backplane. It checks the value as

@@ -36,49 +36,49 @@ type Sessions struct{ cfg Config }
 // New returns the node's view of the shared sessions.
 func New(cfg Config) *Sessions { return &Sessions{cfg: cfg} }
 
-// Lookup finds a session for a request: this node's copy, refreshed from
-// the backplane (another node may have changed or ended it). It does not
-// touch the session: only its owner's requests do (see Touch). An id this
-// server never issues, or one the backplane does not hold, is
-// backplane.ErrNotFound.
+// Lookup finds a session for a request: this node's copy, or one built
+// from the backplane's record. It does not touch the session: only its
+// owner's requests do, and Admit refreshes this node's copy from the
+// backplane as it touches, in the same round trip (another node may have
+// changed or ended the session). An id this server never issues, or one
+// the backplane does not hold, is backplane.ErrNotFound.
 func (c *Sessions) Lookup(ctx context.Context, id string) (*session.Session, error) {
 	if !session.ValidID(id) {
 		// Ids this server never issues are unknown without asking the
 		// backplane, where they would become key names.
 		return nil, backplane.ErrNotFound
 	}
-	if s := c.cfg.Sessions.Get(id); s != nil && c.cfg.Local {
-		return s, nil // a single-process backplane changes only through this node
+	if s := c.cfg.Sessions.Get(id); s != nil {
+		return s, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, stream.CallTimeout)
 	defer cancel()
 	rec, err := c.cfg.Backplane.LoadSession(ctx, id)
 	if err != nil {
-		if s := c.cfg.Sessions.Get(id); s != nil && errors.Is(err, backplane.ErrNotFound) {
-			s.Stop()
-		}
 		return nil, err
 	}
-	s := c.cfg.Sessions.Get(id)
-	if s == nil {
-		s = c.cfg.Sessions.Add(rec)
-		s.WatchIdle()
-	}
-	s.Refresh(rec)
+	s := c.cfg.Sessions.Add(rec)
+	s.WatchIdle()
 	return s, nil
 }
 
-// Touch keeps a session alive for its owner's request. A record that
-// expired meanwhile ends the session with reason expired.
-func (c *Sessions) Touch(ctx context.Context, s *session.Session, expired string) error {
+// Admit readies a session for its owner's POST, GET or DELETE (see
+// session.Session.Admit): one backplane call. A record that is gone ends
+// this node's side of the session; on an in-process backplane that is the
+// session's end, with reason expired.
+func (c *Sessions) Admit(ctx context.Context, s *session.Session, msgs []*jsonrpc.Message, expired string) error {
 	if !c.cfg.Local {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, stream.CallTimeout)
 		defer cancel()
 	}
-	err := s.Extend(ctx)
-	if errors.Is(err, backplane.ErrNotFound) && c.cfg.Local {
-		c.Finish(s, expired)
+	err := s.Admit(ctx, msgs)
+	if errors.Is(err, backplane.ErrNotFound) {
+		if c.cfg.Local {
+			c.Finish(s, expired)
+		} else {
+			s.Stop()
+		}
 	}
 	return err
 }

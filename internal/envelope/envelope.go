@@ -3,7 +3,13 @@
 // the arguments, and _meta with its progress token.
 package envelope
 
-import "encoding/json"
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/specter-mcp/specter/internal/jsonscan"
+	"github.com/specter-mcp/specter/internal/jsonvalue"
+)
 
 // Params are the shared members of a request's params.
 type Params struct {
@@ -26,6 +32,14 @@ type members struct {
 // read as empty. The progress token is read only with token set: the
 // 2026-07-28 wire has parsed its _meta already (see Token).
 func Read(params json.RawMessage, token bool) Params {
+	if p, ok := readPlain(params, token); ok {
+		return p
+	}
+	return decode(params, token)
+}
+
+// decode is Read through encoding/json, for params readPlain leaves.
+func decode(params json.RawMessage, token bool) Params {
 	var m members
 	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &m) != nil {
 		return Params{}
@@ -54,4 +68,89 @@ func Token(raw json.RawMessage) json.RawMessage {
 		return nil
 	}
 	return raw
+}
+
+// names are the members Read looks at, and those it reads in _meta.
+var (
+	names     = []string{"name", "uri", "cursor", "arguments", "_meta"}
+	metaNames = []string{"progressToken"}
+)
+
+// readPlain is Read without reflection for params whose members are
+// spelled exactly: a key that differs from one of names only in case, which
+// encoding/json would match, is left to Read's decoder (ok false). params
+// is valid JSON (it comes from a parsed message); what comes back aliases it.
+func readPlain(params json.RawMessage, token bool) (p Params, ok bool) {
+	if len(params) == 0 || params[0] != '{' {
+		return Params{}, true
+	}
+	o, _ := jsonscan.Members(params)
+	var uri string
+	for {
+		key, value, more := o.Next()
+		if !more {
+			break
+		}
+		var field *string
+		switch string(key) {
+		case "name":
+			field = &p.Name
+		case "uri":
+			field = &uri
+		case "cursor":
+			field = &p.Cursor
+		case "arguments":
+			p.Arguments = value
+			continue
+		case "_meta":
+			p.Meta = value
+			continue
+		default:
+			if folds(key, names) {
+				return Params{}, false
+			}
+			continue
+		}
+		switch value[0] {
+		case '"':
+			s, _ := jsonvalue.String(value)
+			*field = s
+		case 'n': // null leaves a string as it is
+		default:
+			return Params{}, true // a wrong type: the params do not decode
+		}
+	}
+	if uri != "" {
+		p.Name = uri
+	}
+	if len(p.Meta) == 0 || p.Meta[0] != '{' {
+		p.Meta = nil
+		return p, true
+	}
+	if token {
+		m, _ := jsonscan.Members(p.Meta)
+		for {
+			key, value, more := m.Next()
+			if !more {
+				break
+			}
+			if string(key) == "progressToken" {
+				p.ProgressToken = Token(value)
+			} else if folds(key, metaNames) {
+				return Params{}, false
+			}
+		}
+	}
+	return p, true
+}
+
+// folds reports whether key matches one of names only under case folding,
+// as encoding/json matches struct fields.
+func folds(key []byte, names []string) bool {
+	for _, n := range names {
+		if len(key) <= 4*len(n) && len(n) <= 4*len(key) && bytes.EqualFold(key, []byte(n)) && string(key) != n {
+			return true
+		}
+	}
+	return false
 }

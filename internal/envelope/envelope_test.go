@@ -33,3 +33,36 @@ func TestRead(t *testing.T) {
 		})
 	}
 }
+
+var readSamples = []string{
+	`{"name":"echo","arguments":{"a":1},"_meta":{"progressToken":"t","other":1}}`,
+	`{"Name":"echo"}`, `{"name":"a","name":"b"}`, `{"name":"esc\u00e9\n"}`, `{"name":null,"cursor":null}`,
+	`{"uri":"a://b","cursor":"c"}`, `{"cursor":1}`, `{"arguments":null}`, `{"_meta":{"ProgressToken":1}}`,
+	`{"_meta":{"progressToken":1,"progressToken":2}}`, `{"_meta":null}`, `{}`, ` {"name":"x"}`, `{"other":{"name":1}}`,
+}
+
+func TestReadAgreesWithEncodingJSON(t *testing.T) {
+	for _, s := range readSamples {
+		for _, token := range []bool{true, false} {
+			got, want := Read(json.RawMessage(s), token), decode(json.RawMessage(s), token)
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("Read(%s, %v) = %+v; encoding/json: %+v", s, token, got, want)
+			}
+		}
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, s := range readSamples {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		if !json.Valid(params) {
+			return // Read is given params of a parsed message
+		}
+		got, want := Read(params, true), decode(params, true)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Read(%s) = %+v; encoding/json: %+v", params, got, want)
+		}
+	})
+}

@@ -13,48 +13,129 @@ import (
 
 // Begin registers an in-flight request id; cancel stops it. It fails for
 // an id already in flight in the session, on any node: answers would be
-// ambiguous.
+// ambiguous. On a shared backplane Admit has usually claimed the id
+// already; otherwise Begin claims it.
 func (s *Session) Begin(id jsonrpc.ID, cancel context.CancelFunc) bool {
-	if !s.t.cfg.Local {
-		// Other nodes may run requests of this session too.
+	key := id.Key()
+	if !s.t.cfg.Local && !s.takeClaim(key) {
 		ctx, done := s.t.cfg.Streams.Context()
 		defer done()
-		if ok, err := s.t.cfg.Backplane.Claim(ctx, s.claimKey(id), 24*time.Hour); err != nil || !ok {
+		_, got, err := s.t.cfg.Backplane.Admit(ctx, s.id, s.t.cfg.Timeout, []string{key}, nil)
+		if err != nil || !got[0] {
 			return false
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.inflight[id.Key()]; dup || s.ended {
+	if _, dup := s.inflight[key]; dup || s.ended {
 		return false
 	}
 	if s.inflight == nil {
 		s.inflight = map[string]*inflight{}
 	}
-	s.inflight[id.Key()] = &inflight{cancel: cancel}
+	s.inflight[key] = &inflight{cancel: cancel}
 	s.busy.Add(1)
 	return true
 }
 
-func (s *Session) claimKey(id jsonrpc.ID) string { return "req:" + s.id + ":" + id.Key() }
-
 // End unregisters a request and reports whether the client cancelled it.
+// On a shared backplane the id's claim is given back with the session's
+// next Admit on this node, in the same round trip.
 func (s *Session) End(id jsonrpc.ID) (cancelled bool) {
+	key := id.Key()
 	s.mu.Lock()
-	f, ok := s.inflight[id.Key()]
-	delete(s.inflight, id.Key())
+	f, ok := s.inflight[key]
+	delete(s.inflight, key)
+	if ok && !s.t.cfg.Local {
+		s.released = append(s.released, key)
+	}
 	s.mu.Unlock()
 	if !ok {
 		return false
 	}
-	if !s.t.cfg.Local {
-		ctx, done := s.t.cfg.Streams.Context()
-		defer done()
-		_ = s.t.cfg.Backplane.Release(ctx, s.claimKey(id))
-	}
 	f.cancel()
 	s.Leave()
 	return f.cancelled
+}
+
+// Admit readies the session for a POST of its owner, in one backplane
+// call: the shared record lives for the timeout from now and is read back
+// fresh, and on a shared backplane the ids of msgs' requests are claimed
+// across nodes (for Begin) while the ids of requests ended here since the
+// last call are given back. The session is marked used now.
+func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
+	if s.t.cfg.Local {
+		return s.Extend(ctx)
+	}
+	var claims []string
+	for _, m := range msgs {
+		if m.Kind() == jsonrpc.KindRequest {
+			claims = append(claims, m.ID.Key())
+		}
+	}
+	s.mu.Lock()
+	release := s.released
+	s.released = nil
+	s.mu.Unlock()
+	if len(claims) == 0 && len(release) == 0 && s.extendedWithin(s.t.cfg.Timeout/10) {
+		// Nothing to claim or give back, and the record was extended a
+		// moment ago (as initialize's notification finds it): no call.
+		// Were the session ended on another node meanwhile, its end
+		// message removed it here.
+		s.Touch()
+		return nil
+	}
+	rec, got, err := s.t.cfg.Backplane.Admit(ctx, s.id, s.t.cfg.Timeout, claims, release)
+	if err != nil {
+		s.mu.Lock()
+		s.released = append(s.released, release...)
+		s.mu.Unlock()
+		return err
+	}
+	s.Refresh(rec)
+	now := time.Now().UnixNano()
+	s.lastActive.Store(now)
+	s.extended.Store(now)
+	s.mu.Lock()
+	for i, k := range claims {
+		if got[i] {
+			if s.claimed == nil {
+				s.claimed = map[string]struct{}{}
+			}
+			s.claimed[k] = struct{}{}
+		}
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// takeClaim reports whether Admit claimed key for a request not begun
+// yet, and forgets the claim: Begin takes it over.
+func (s *Session) takeClaim(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.claimed[key]; !ok {
+		return false
+	}
+	delete(s.claimed, key)
+	return true
+}
+
+// Unclaim gives back the claims Admit took for msgs' requests that did
+// not begin (a batch's requests over the rate limit): their ids are free
+// to use again.
+func (s *Session) Unclaim(msgs []*jsonrpc.Message) {
+	if s.t.cfg.Local {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range msgs {
+		if _, ok := s.claimed[m.ID.Key()]; ok && m.Kind() == jsonrpc.KindRequest {
+			delete(s.claimed, m.ID.Key())
+			s.released = append(s.released, m.ID.Key())
+		}
+	}
 }
 
 // Cancel cancels a request running here (notifications/cancelled) and
@@ -137,4 +218,10 @@ func (s *Session) Ask(ctx context.Context, send func([]byte), method string, par
 	p, _ := json.Marshal(&mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
 	send(jsonrpc.AppendRequest(nil, nil, mcp.NotificationCancelled, p))
 	return nil, why
+}
+
+// extendedWithin reports whether the shared record was extended less than
+// d ago.
+func (s *Session) extendedWithin(d time.Duration) bool {
+	return time.Now().UnixNano()-s.extended.Load() < int64(d)
 }

@@ -57,6 +57,8 @@ type Session struct {
 	getStream *stream.Stream // the standalone GET stream, once a client opened it here
 	subs      []string
 	data      map[string]json.RawMessage
+	claimed   map[string]struct{} // request ids Admit claimed, not begun yet
+	released  []string            // ids of requests ended here, for Admit to give back
 	timer     *time.Timer
 }
 

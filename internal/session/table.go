@@ -62,6 +62,7 @@ func (t *Table) Create(rec *backplane.Session, release func()) (*Session, error)
 	}
 	s := t.newSession(rec)
 	s.release = release
+	s.extended.Store(time.Now().UnixNano()) // created with the timeout to live
 	return t.hold(s), nil
 }
 

@@ -148,7 +148,7 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 
-	sess, c, ok := t.sessionFor(w, req, firstID(msgs))
+	sess, c, ok := t.sessionFor(w, req, msgs)
 	if !ok {
 		return
 	}
@@ -193,6 +193,7 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 			further = true
 		}
 	}
+	sess.Unclaim(msgs)
 	if ob.Await(w, req, gen, batch) {
 		sess.DropStream(ob)
 	}
@@ -317,7 +318,8 @@ func (t *Transport[C]) serveDelete(w http.ResponseWriter, req *http.Request) {
 // any, runs connect, and checks that the caller owns the session: a
 // session of another principal answers exactly like an unknown one, and
 // only its owner's requests keep it alive. A GET or DELETE must name one.
-func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (*session.Session, C, bool) {
+func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message) (*session.Session, C, bool) {
+	id := firstID(msgs)
 	var none C
 	sid := req.Header.Get(HeaderSessionID)
 	if sid == "" && req.Method != http.MethodPost {
@@ -343,7 +345,7 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, id j
 	if sess != nil {
 		err := backplane.ErrNotFound
 		if sess.Principal() == t.host.Principal(c) {
-			err = t.cfg.Cluster.Touch(req.Context(), sess, session.EndTimeout)
+			err = t.cfg.Cluster.Admit(req.Context(), sess, msgs, session.EndTimeout)
 		}
 		if err != nil {
 			refusal.Write(w, id, cluster.Refusal(err))

@@ -1,0 +1,110 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane/redisbp"
+	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+	"github.com/specter-mcp/specter/integration/conformance/fixture"
+	"github.com/specter-mcp/specter/mcptest"
+)
+
+// roundTrips counts the round trips a Redis client makes: a command, or a
+// pipeline of them, is one.
+type roundTrips struct {
+	mu   sync.Mutex
+	n    int
+	cmds []string
+}
+
+func (h *roundTrips) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *roundTrips) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.add(cmd.Name())
+		return next(ctx, cmd)
+	}
+}
+
+func (h *roundTrips) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		names := ""
+		for _, c := range cmds {
+			names += c.Name() + " "
+		}
+		h.add("[" + names + "]")
+		return next(ctx, cmds)
+	}
+}
+
+func (h *roundTrips) add(name string) {
+	h.mu.Lock()
+	h.n++
+	h.cmds = append(h.cmds, name)
+	h.mu.Unlock()
+}
+
+// take returns the round trips counted since the last take.
+func (h *roundTrips) take() (int, []string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n, cmds := h.n, h.cmds
+	h.n, h.cmds = 0, nil
+	return n, cmds
+}
+
+// TestRedisRoundTripsPerCall pins what a session costs on Redis: one
+// round trip for initialize, and one per tools/call in steady state.
+func TestRedisRoundTripsPerCall(t *testing.T) {
+	rs := redistest.Start(t)
+	client := redis.NewClient(&redis.Options{Addr: rs.Addr})
+	hook := &roundTrips{}
+	client.AddHook(hook)
+	bp := redisbp.NewFromClient(client, redisbp.Prefix(fmt.Sprintf("rt%d", time.Now().UnixNano())))
+	r := fixture.New(quiet, specter.Backplane(bp), specter.StateKey([]byte("round trips")))
+	srv := httptest.NewServer(r.Handler())
+	t.Cleanup(func() {
+		_ = r.Shutdown(context.Background())
+		srv.Close()
+		_ = client.Close()
+	})
+	c := mcptest.NewClient(srv.URL)
+	c.HTTP = srv.Client()
+
+	// A first session loads the scripts into Redis.
+	first := mcptest.NewClient(srv.URL)
+	first.HTTP = srv.Client()
+	if _, err := first.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	hook.take()
+	if _, err := c.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	if n, cmds := hook.take(); n > 1 {
+		t.Errorf("initialize and notifications/initialized: %d round trips, want 1: %v", n, cmds)
+	}
+	const calls = 50
+	call := func() {
+		if _, _, err := c.CallTool(ctx(t), "test_simple_text", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call() // warm
+	hook.take()
+	for range calls {
+		call()
+	}
+	n, cmds := hook.take()
+	t.Logf("%d tools/call: %d round trips", calls, n)
+	if n > calls+1 {
+		t.Errorf("%d tools/call took %d round trips, want at most %d: %v", calls, n, calls+1, cmds[:min(len(cmds), 12)])
+	}
+}
