@@ -76,11 +76,13 @@ func TestEchoV5(t *testing.T) {
 		"AuthRateLimitIs429WithRetryAfter":                      TestAuthRateLimitIs429WithRetryAfter,
 		"RateLimitCountsBatchRequests":                          TestRateLimitCountsBatchRequests,
 		"RefusalsDoNotWaitForTheBody":                           TestRefusalsDoNotWaitForTheBody,
+		"AuthHugeBatch":                                         TestAuthHugeBatch,
+		"AuthJWKSDown":                                          TestAuthJWKSDown,
 		"EchoV5MountRunsGroupMiddlewareBeforeConnectAndStreams": testEchoV5GroupMiddlewareAndStreaming,
 	} {
 		t.Run(name, test)
 	}
-	if echoV5Servers.Load() < 15 {
+	if echoV5Servers.Load() < 17 {
 		t.Errorf("only %d auth servers ran on Echo v5", echoV5Servers.Load())
 	}
 }
