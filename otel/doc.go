@@ -8,8 +8,9 @@
 // then only on its API; the application chooses the SDK and exporters.
 //
 //	tel := specterotel.New() // the global providers and propagator
-//	bp := tel.Backplane(redisbp.New(client))
-//	r := specter.NewRouter("notes", "1.0.0", tel.Instrument(), specter.Backplane(bp))
+//	bp, err := redisbp.New(ctx, redisURL) // or backplane.NewMemory()
+//	…
+//	r := specter.NewRouter("notes", "1.0.0", tel.Instrument(), specter.Backplane(tel.Backplane(bp)))
 //	if err := tel.Observe(r); err != nil { … }
 //
 // # Spans
