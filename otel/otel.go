@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/internal/jsonvalue"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/observe"
 )
@@ -277,25 +278,22 @@ func endChild(span trace.Span, e observe.End) {
 }
 
 // metaCarrier reads the W3C trace context keys of a _meta object; nil
-// when it has none.
+// when it has none. It decodes without reflection: it runs per request.
 func metaCarrier(meta json.RawMessage) propagation.MapCarrier {
 	if !bytes.Contains(meta, []byte(`"traceparent"`)) {
 		return nil
 	}
-	var m struct {
-		Traceparent string `json:"traceparent"`
-		Tracestate  string `json:"tracestate"`
-		Baggage     string `json:"baggage"`
-	}
-	if json.Unmarshal(meta, &m) != nil || m.Traceparent == "" {
+	v, _ := jsonvalue.Decode(meta)
+	m, _ := v.(map[string]any)
+	tp, _ := m["traceparent"].(string)
+	if tp == "" {
 		return nil
 	}
-	c := propagation.MapCarrier{"traceparent": m.Traceparent}
-	if m.Tracestate != "" {
-		c["tracestate"] = m.Tracestate
-	}
-	if m.Baggage != "" {
-		c["baggage"] = m.Baggage
+	c := propagation.MapCarrier{"traceparent": tp}
+	for _, k := range [...]string{"tracestate", "baggage"} {
+		if s, _ := m[k].(string); s != "" {
+			c[k] = s
+		}
 	}
 	return c
 }

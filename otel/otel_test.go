@@ -223,6 +223,14 @@ func TestHTTPHeadersCarryTheTraceWithoutMeta(t *testing.T) {
 	if s := span(t, exp, "tools/call add"); s.Parent.TraceID().String() != callerTrace {
 		t.Errorf("parent %v, want the trace of _meta", s.Parent)
 	}
+	// A traceparent in _meta that is not a string names no context.
+	exp.Reset()
+	if _, _, err := modern.CallTool(context.Background(), "add", nil, mcptest.Meta(map[string]any{"traceparent": 7})); err != nil {
+		t.Fatal(err)
+	}
+	if s := span(t, exp, "tools/call add"); s.Parent.TraceID().String() != headerTrace {
+		t.Errorf("parent %v, want the trace of the header", s.Parent)
+	}
 }
 
 func TestServerToClientRequestIsAChildSpan(t *testing.T) {
