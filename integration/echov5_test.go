@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter/auth"
 	"github.com/specter-mcp/specter/echov5"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/middleware"
 )
@@ -146,6 +147,20 @@ func testEchoV5GroupMiddlewareAndStreaming(t *testing.T) {
 	s.Close()
 	if status, err := c.Delete(ctx(t)); err != nil || status != http.StatusNoContent && status != http.StatusOK {
 		t.Fatalf("DELETE through Echo v5: %d %v", status, err)
+	}
+
+	// The 2026-07-28 wire: a streamed call and a listen stream.
+	after.Store(0)
+	m := mcptest.NewModernClient(srv.URL + "/mcp")
+	m.HTTP = srv.Client()
+	if _, resp, err := m.CallTool(ctx(t), "test_tool_with_progress", nil, mcptest.ProgressToken(1)); err != nil || !resp.Streamed || len(resp.Notifications) != 3 {
+		t.Fatalf("2026-07-28 streamed through Echo v5: %+v %v", resp, err)
+	}
+	sub := listen(t, m, mcp.SubscriptionFilter{ToolsListChanged: true})
+	r.NotifyToolsChanged()
+	expect(t, sub, toolsChanged)
+	if after.Load() == 0 || before.Load() != 0 {
+		t.Fatalf("2026-07-28: connect ran %d times after the group middleware, %d times not", after.Load(), before.Load())
 	}
 }
 
