@@ -8,6 +8,7 @@ FUZZ := \
 	./jsonrpc:FuzzParse \
 	./internal/jsonscan:FuzzMembers \
 	./sse:FuzzAppendEvent \
+	./stdio:FuzzRead \
 	./mcptest:FuzzEventReader \
 	./params:FuzzValidate \
 	./internal/seal:FuzzOpen \
@@ -16,7 +17,8 @@ FUZZ := \
 	./internal/modern:FuzzSameNumber \
 	./internal/jsonvalue:FuzzDecode \
 	./internal/envelope:FuzzRead \
-	./handlers:FuzzPlainCallTool
+	./handlers:FuzzPlainCallTool \
+	./internal/modern:FuzzPlainParams
 
 # How long each fuzz target runs.
 FUZZTIME ?= 10s

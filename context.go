@@ -27,6 +27,10 @@ type grant struct {
 	resources    access.Names
 }
 
+// noGrant is the grant of a caller nobody named or limited; it is never
+// written (Context.writable copies it first).
+var noGrant grant
+
 func (g *grant) filtered() bool {
 	return g.tools.Filtered() || g.prompts.Filtered() || g.resources.Filtered()
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/probe"
+	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -76,7 +77,11 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 	x := &in.x
 	if sess == nil {
 		x.cancel = cancel
-		if err := call.Open(r.sealer, x.binding()); err != nil {
+		var b seal.Binding // what a requestState must be bound to; digesting costs, so only with one
+		if call.RequestState != "" {
+			b = x.binding()
+		}
+		if err := call.Open(r.sealer, b); err != nil {
 			x.respond(handlers.Failed(err), false)
 			return
 		}
@@ -293,7 +298,7 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 		}
 		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
 	}
-	return &mcp.DiscoverResult{SupportedVersions: modern.Versions, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
+	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Modern, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
@@ -428,7 +433,14 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 		args = p.Context.Arguments
 	}
 	x.c.req.Declaration = d.info
-	res := safely(func() Result { return d.chain(completion(comp, p.Argument.Value, args))(x.c.req, x.c) })
+	call := d.chain(func(_ *Request, c *Context) Result {
+		vals, err := comp.Complete(c, p.Argument.Value, args)
+		if err != nil {
+			return Error(err)
+		}
+		return Reply(vals)
+	})
+	res := safely(func() Result { return call(x.c.req, x.c) })
 	vals, ok := res.value.([]string)
 	if je := (*jsonrpc.Error)(nil); errors.As(res.err, &je) {
 		return nil, je

@@ -93,12 +93,14 @@ func (c *Context) holder() string {
 func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
 	// The grant is its own allocation: sessions and listeners keep it long
-	// after the request, and must not keep the request with it.
-	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &grant{}}
+	// after the request, and must not keep the request with it. A caller
+	// nobody named shares the empty grant until connect writes to it, so
+	// an open router keeps nothing per session.
+	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &noGrant, shared: true}
 	if p, ok := principal.FromContext(req.Context()); ok {
 		// Authentication middleware ran before: its caller is the
 		// principal unless connect says otherwise.
-		c.grant.principal, c.grant.caller = p.ID, p
+		c.grant, c.shared = &grant{principal: p.ID, caller: p}, false
 	}
 	if r.connect != nil {
 		var err error

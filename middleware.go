@@ -3,22 +3,20 @@ package specter
 import (
 	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/observe"
 )
 
 // Call answers a tools/call, prompts/get, resources/read or
 // completion/complete: the next middleware, or validation and handler.
 type Call func(req *Request, c *Context) Result
 
-// Middleware wraps calls, Plug-style. It runs before the arguments are
-// validated, sees the declaration (req.Declaration), the raw arguments,
-// the request and its Context, and may answer instead of next or change
-// its answer (Result.Then). Chains are composed when a declaration is
-// made: the router's Use, then the declaration's, the first outermost. A
-// NoReply passes through as soon as the handler returns; Then reaches its
-// work's reply. A 2026-07-28 handler that asks for input runs again with
-// the answer, and so does its chain, once per round. A completion runs
-// the chain of its prompt or template, and answers Reply([]string).
+// Middleware wraps calls, Plug-style: before the arguments are validated,
+// it sees the declaration (req.Declaration), the raw arguments, the
+// request and its Context, and may answer instead of next or change its
+// answer (Result.Then). The router's Use wraps the declaration's, the
+// first outermost. A NoReply passes through when the handler returns;
+// Then reaches its work's reply. On 2026-07-28 a handler that asks for
+// input runs again, chain and all, once per round. A completion runs the
+// chain of its prompt or template, which answers Reply([]string).
 type Middleware func(next Call) Call
 
 // Declaration describes a tool, prompt or resource to middleware; read only.
@@ -34,23 +32,11 @@ type Declaration struct {
 // work runs NoReply's work on s, as an Op of its own for the probe.
 func (x *exchange) work(work func(*Stream) Result, s *Stream) Result {
 	ws := *s
-	var end func(observe.End)
-	ws.ctx, end = probe.Child(s.ctx, observe.Op{Kind: observe.Work, Method: x.c.req.Method, Name: x.c.req.Name, ID: x.c.req.ID,
-		Version: x.c.req.Version, Stateless: x.modern(), SessionID: x.c.req.SessionID})
+	ctx, end := probe.Work(s.ctx)
+	ws.ctx = ctx
 	res := safely(func() Result { return work(&ws) })
 	end(probe.Err(res.err))
 	return res
-}
-
-// completion is the Call of a Completer, at the end of a chain.
-func completion(comp Completer, value string, args map[string]string) Call {
-	return func(_ *Request, c *Context) Result {
-		vals, err := comp.Complete(c, value, args)
-		if err != nil {
-			return Error(err)
-		}
-		return Reply(vals)
-	}
 }
 
 // Use adds middleware around every call. Chains are composed when a
@@ -62,9 +48,8 @@ func (r *Router) Use(mw ...Middleware) {
 	r.mw = append(r.mw, mw...)
 }
 
-// Use is a declaration option that adds middleware to its calls, inside
-// the router's. A group of declarations shares a chain by sharing the
-// option: admin := specter.Use(requireAdmin, audit).
+// Use is a declaration option adding middleware inside the router's; the
+// declarations given one form a group: admin := specter.Use(requireAdmin).
 func Use(mw ...Middleware) DeclOption {
 	return declOption(func(d *declaration) { d.mw = append(d.mw, mw...) })
 }

@@ -22,8 +22,7 @@ type Request struct {
 	ProgressToken json.RawMessage
 	// Meta is the request's raw _meta object, or nil.
 	Meta json.RawMessage
-	// Declaration is the tool, prompt or resource called, for middleware;
-	// nil in connect and for other methods.
+	// Declaration is what a call runs, for middleware; nil for other methods.
 	Declaration *Declaration
 
 	Version            string // negotiated protocol version

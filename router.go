@@ -79,6 +79,7 @@ type config struct {
 	stateKey       []byte
 	stateTTL       time.Duration
 	taskTTL        time.Duration
+	versions       transport.Versions // the protocol revisions offered
 }
 
 // RouterOption configures a Router.
@@ -109,9 +110,8 @@ func OnError(f func(ctx context.Context, err error, req *Request)) RouterOption 
 	return routerOption(func(r *Router) { r.cfg.onError = f })
 }
 
-// Instrument sets the probe told of every request, NoReply work and
-// server-to-client request (package observe); package specterotel
-// provides one for OpenTelemetry.
+// Instrument sets the probe told of every request, NoReply work and request
+// to the client (package observe; package specterotel has one for OpenTelemetry).
 func Instrument(p observe.Probe) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.probe = p })
 }
@@ -241,6 +241,21 @@ func TaskTTL(d time.Duration) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.taskTTL = d })
 }
 
+// Versions pins the protocol revisions the server offers (mcp.Version*),
+// for operators who must: initialize negotiates among the session-era
+// ones named, and 2026-07-28 requests are served only if it is named;
+// without it the server answers as a session-only server does. Default:
+// every revision Specter speaks. NewRouter panics if a name is not one.
+func Versions(revisions ...string) RouterOption {
+	return routerOption(func(r *Router) {
+		v, err := transport.PinVersions(revisions...)
+		if err != nil {
+			panic(err)
+		}
+		r.cfg.versions = v
+	})
+}
+
 // NewRouter returns a router for the server name and version.
 func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r := &Router{
@@ -250,6 +265,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			maxBody: 4 << 20, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo,
 			cache:    cacheHint{visibility: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
+			versions: transport.AllVersions(),
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
@@ -288,7 +304,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	}
 	r.stopSub = stop
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
-		LogLevel: r.cfg.logLevel.Severity(), Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
+		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})
 	var h http.Handler = r.t
 	if !r.cfg.noGuard {

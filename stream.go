@@ -13,7 +13,6 @@ import (
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/observe"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -211,7 +210,7 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
-	ctx, end := probe.Child(s.ctx, observe.Op{Kind: observe.Outbound, Method: method, Version: s.req.Version, SessionID: s.req.SessionID})
+	ctx, end := probe.Outbound(s.ctx, method)
 	m, err := s.sess.Ask(ctx, func(b []byte) { s.ob.Send(b, false) }, method, p, s.timeout)
 	switch {
 	case err != nil:

@@ -11,6 +11,14 @@
 //
 //	go run ./example_app [-addr host:port] [-telemetry]
 //
+// or, for a desktop client that starts it as a subprocess, with
+//
+//	go run ./example_app -stdio
+//
+// which serves MCP over stdin and stdout as the caller whose token is
+// $SPECTER_TOKEN, or else as a demo user ($SPECTER_USER: basic, the
+// default, or ultra), with logs on stderr.
+//
 // It listens on $SPECTER_ADDR (default 127.0.0.1:8080), serves MCP at /mcp
 // and prints the endpoint URL, two demo tokens (a basic and an ultra
 // user, valid for 24 hours) and a curl command to try. A demo issuer
@@ -20,7 +28,8 @@
 // keep the tokens valid.
 //
 // With -telemetry, the app writes OpenTelemetry spans of every MCP request
-// and, every 30 seconds, its metrics to stdout (package specterotel).
+// and, every 30 seconds, its metrics to stdout, or to stderr with -stdio
+// (package specterotel).
 //
 // With $REDIS_URL set, instances share sessions through Redis and act as
 // one server behind a load balancer; give them the same
@@ -94,10 +103,15 @@ func run() error {
 		Log:  newLogger(os.Stderr),
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on (default from $SPECTER_ADDR)")
-	telemetry := flag.Bool("telemetry", false, "write OpenTelemetry spans and metrics to stdout")
+	telemetry := flag.Bool("telemetry", false, "write OpenTelemetry spans and metrics to stdout (stderr with -stdio)")
+	onStdio := flag.Bool("stdio", false, "serve MCP over stdin and stdout, for a desktop client that starts the app")
 	flag.Parse()
 	if *telemetry {
-		tel, stop, err := stdoutTelemetry(os.Stdout, 30*time.Second)
+		out := os.Stdout
+		if *onStdio {
+			out = os.Stderr // stdout carries MCP
+		}
+		tel, stop, err := stdoutTelemetry(out, 30*time.Second)
 		if err != nil {
 			return err
 		}
@@ -109,6 +123,9 @@ func run() error {
 		return err
 	}
 	cfg.Secret = secret
+	if *onStdio {
+		return runStdio(cfg)
+	}
 
 	// Listening before building the app makes the URL, and so the tokens'
 	// audience, right even for port 0, and fails early when the port is

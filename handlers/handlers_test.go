@@ -769,14 +769,24 @@ func TestNegotiate(t *testing.T) {
 		{"latest", mcp.LatestSessionVersion},
 	}
 	for _, tt := range tests {
-		if got := Negotiate(tt.requested); got != tt.want {
+		if got := Negotiate(tt.requested, mcp.SessionVersions); got != tt.want {
 			t.Errorf("Negotiate(%q) = %q, want %q", tt.requested, got, tt.want)
 		}
 	}
 	for _, v := range mcp.SessionVersions {
-		if got := Negotiate(v); got != v {
+		if got := Negotiate(v, mcp.SessionVersions); got != v {
 			t.Errorf("Negotiate(%q) = %q", v, got)
 		}
+	}
+	pinned := []string{mcp.Version20250618, mcp.Version20250326}
+	if got := Negotiate(mcp.Version20251125, pinned); got != mcp.Version20250618 {
+		t.Errorf("Negotiate beyond the pinned versions = %q, want the newest pinned", got)
+	}
+	if got := Negotiate(mcp.Version20250326, pinned); got != mcp.Version20250326 {
+		t.Errorf("Negotiate of a pinned version = %q", got)
+	}
+	if got := Negotiate(mcp.Version20251125, nil); got != "" {
+		t.Errorf("Negotiate with none offered = %q", got)
 	}
 }
 

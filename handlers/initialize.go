@@ -2,19 +2,24 @@ package handlers
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// Negotiate picks the protocol version for a session: the client's if the
-// server speaks it, otherwise the newest the server speaks, which the
-// client may then refuse (lifecycle, version negotiation).
-func Negotiate(requested string) string {
-	if mcp.IsSessionVersion(requested) {
+// Negotiate picks the protocol version for a session among offered, the
+// session-era versions the server offers, newest first: the client's if
+// offered, otherwise the newest offered, which the client may then refuse
+// (lifecycle, version negotiation). It returns "" when none is offered.
+func Negotiate(requested string, offered []string) string {
+	if slices.Contains(offered, requested) {
 		return requested
 	}
-	return mcp.LatestSessionVersion
+	if len(offered) == 0 {
+		return ""
+	}
+	return offered[0]
 }
 
 // DecodeInitialize reads and checks initialize params.

@@ -69,6 +69,42 @@ func benchToolsCall(b *testing.B, r *specter.Router) {
 	}
 }
 
+// BenchmarkToolsCallModern is BenchmarkToolsCall on the 2026-07-28 wire:
+// no session; each request carries its _meta and the headers that mirror
+// it.
+func BenchmarkToolsCallModern(b *testing.B) {
+	r := benchRouter(nil)
+	srv, _ := mcptest.NewServer(b, r.Handler(), "/mcp")
+	defer r.Shutdown(context.Background())
+	mr := mcptest.NewModernClient(srv.URL+"/mcp").Request("tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}})
+	body, err := mr.Body()
+	if err != nil {
+		b.Fatal(err)
+	}
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/mcp", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	req.Header = mr.Header.Clone()
+	want := []byte(`"text":"Hello, Ada!"`)
+	client := srv.Client()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.ContentLength = int64(len(body))
+		hr, err := client.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		got, _ := io.ReadAll(hr.Body)
+		hr.Body.Close()
+		if !bytes.Contains(got, want) {
+			b.Fatalf("unexpected answer %s", got)
+		}
+	}
+}
+
 // BenchmarkToolsCallParallel is BenchmarkToolsCall from 16 clients at
 // once, each in its own session: throughput rather than latency.
 func BenchmarkToolsCallParallel(b *testing.B) { benchToolsCallParallel(b, benchRouter(nil)) }

@@ -20,7 +20,15 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(cleanup{m})
+}
+
+// cleanup removes what the tests built for all of them once they ran.
+type cleanup struct{ m *testing.M }
+
+func (c cleanup) Run() int {
+	defer removeStdioFixture()
+	return c.m.Run()
 }
 
 // resultDefs names the schema definition of each method's result.

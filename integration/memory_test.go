@@ -106,11 +106,11 @@ func TestSessionMemory(t *testing.T) {
 	streaming := memStats()
 	perStream := float64(streaming-before) / memorySessions
 	t.Logf("per idle session: %.0f bytes without a stream, %.0f bytes with an open GET stream (%d sessions)", perIdle, perStream, memorySessions)
-	if perIdle > 4096 {
-		t.Errorf("an idle session costs %.0f bytes; the budget is 4 KiB", perIdle)
+	if perIdle > 1024 {
+		t.Errorf("an idle session costs %.0f bytes; the budget is 1 KiB", perIdle)
 	}
-	if perStream > 16384 {
-		t.Errorf("an idle session with a GET stream costs %.0f bytes; the budget is 16 KiB", perStream)
+	if perStream > 4096 {
+		t.Errorf("an idle session with a GET stream costs %.0f bytes; the budget is 4 KiB", perStream)
 	}
 }
 

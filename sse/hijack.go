@@ -53,13 +53,14 @@ func Hijack(w http.ResponseWriter) (*Writer, error) {
 	// of net/http's buffered reader frees its memory.
 	_, _ = brw.Reader.Discard(brw.Reader.Buffered())
 	s := &Writer{conn: conn, gone: make(chan struct{})}
-	go s.watch()
+	watchHangup(s)
 	return s, nil
 }
 
 // OnGone calls f once, when the client of a hijacked stream hangs up or
 // the stream is closed: at once if that already happened. It runs on the
-// goroutine that watches the connection; it must not block.
+// goroutine that watches connections, shared by every stream on Linux;
+// it must not block.
 func (s *Writer) OnGone(f func()) {
 	s.mu.Lock()
 	if s.ended {
@@ -71,9 +72,8 @@ func (s *Writer) OnGone(f func()) {
 	s.mu.Unlock()
 }
 
-// watch notices the client hanging up: a read on the connection ends only
-// with it. One goroutine with a tiny stack does this, instead of
-// net/http's reader and its buffers.
+// watch notices the client hanging up, where the shared watcher cannot:
+// a read on the connection ends only with it.
 func (s *Writer) watch() {
 	var b [1]byte
 	for {
@@ -81,7 +81,16 @@ func (s *Writer) watch() {
 			break
 		}
 	}
+	s.finish()
+}
+
+// finish marks the stream ended, once, and tells OnGone's function.
+func (s *Writer) finish() {
 	s.mu.Lock()
+	if s.ended {
+		s.mu.Unlock()
+		return
+	}
 	s.ended = true
 	f := s.onGone
 	s.mu.Unlock()
@@ -104,5 +113,13 @@ func (s *Writer) Close() error {
 	if s.conn == nil {
 		return nil
 	}
-	return s.conn.Close()
+	unwatchHangup(s)
+	err := s.conn.Close()
+	if s.raw != nil {
+		// A closed socket leaves the watcher's set without a word; OnGone's
+		// function runs apart, as it would on the watcher, since the
+		// caller may hold a lock it takes.
+		go s.finish()
+	}
+	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -28,9 +29,12 @@ type Event struct {
 type Writer struct {
 	w    http.ResponseWriter
 	rc   *http.ResponseController
-	conn net.Conn      // set when the stream owns its connection (Hijack)
-	gone chan struct{} // closed when a hijacked connection's client hung up
-	buf  []byte
+	conn net.Conn        // set when the stream owns its connection (Hijack)
+	gone chan struct{}   // closed when a hijacked connection's client hung up
+	raw  syscall.RawConn // conn's descriptor, while the shared watcher watches it
+	// token names the connection in the shared watcher's set.
+	token uint32
+	buf   []byte
 
 	mu     sync.Mutex // guards the fields below, for the watching goroutine
 	ended  bool

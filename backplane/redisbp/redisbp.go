@@ -64,6 +64,7 @@ type Backplane struct {
 	ownClient bool // New created client, so Close closes it
 	prefix    string
 	channel   string
+	admits    batch // Admit's script calls, pipelined under load
 
 	mu     sync.Mutex
 	subs   map[*subscription]struct{}
@@ -146,7 +147,8 @@ func NewFromClient(c redis.UniversalClient, opts ...Option) *Backplane {
 	if o.channel == "" {
 		o.channel = o.prefix + ":bus"
 	}
-	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{}}
+	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{},
+		admits: batch{script: admitScript}}
 }
 
 // Sharing implements backplane.Backplane: every node on the same Redis

@@ -256,7 +256,7 @@ func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, cla
 	for _, r := range release {
 		args = append(args, r)
 	}
-	reply, err := admitScript.Run(ctx, b.client, []string{k.session(), k.streams()}, args...).Slice()
+	reply, err := b.admits.run(ctx, b.client, []string{k.session(), k.streams()}, args...)
 	if errors.Is(err, redis.Nil) {
 		return nil, nil, backplane.ErrNotFound
 	}

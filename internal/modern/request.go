@@ -22,12 +22,14 @@ type Params struct {
 
 // Read decodes the params of request m and checks its _meta, its
 // MCP-Protocol-Version and the headers that route it, in the order the
-// revision prescribes, and returns the request's Call. The error is the
-// refusal to answer with: params that do not decode are invalid params,
-// the rest a bad request.
+// revision prescribes, and returns the request's Call. A nil h is a
+// request that came with no HTTP headers (in process, as on stdio): its
+// _meta alone speaks for it. The error is the refusal to answer with:
+// params that do not decode are invalid params, the rest a bad request.
 func Read(h http.Header, m *jsonrpc.Message) (*Params, *Call, *refusal.Error) {
 	var p Params
-	if len(m.Params) > 0 {
+	if len(m.Params) > 0 && !readPlain(m.Params, &p) {
+		p = Params{}
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			return nil, nil, refusal.InvalidParams(err)
 		}
@@ -36,7 +38,7 @@ func Read(h http.Header, m *jsonrpc.Message) (*Params, *Call, *refusal.Error) {
 	if jerr == nil {
 		jerr = CheckVersion(h, meta.ProtocolVersion)
 	}
-	if jerr == nil {
+	if jerr == nil && h != nil {
 		name, named := p.route(m.Method)
 		jerr = CheckRoute(h, m.Method, name, named)
 	}

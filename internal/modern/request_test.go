@@ -26,6 +26,8 @@ func TestRead(t *testing.T) {
 		{"another name", "tools/call", params(`"name":"other",`), ok, 400, jsonrpc.CodeHeaderMismatch},
 		{"an unnamed method", "tools/list", params(``), headers(HeaderProtocolVersion, "2026-07-28", HeaderMethod, "tools/list"), 0, 0},
 		{"a task named by its id", "tasks/get", params(`"taskId":"t1",`), headers(HeaderProtocolVersion, "2026-07-28", HeaderMethod, "tasks/get", HeaderName, "t1"), 0, 0},
+		{"no HTTP headers at all (in process)", "tools/call", params(`"name":"echo",`), nil, 0, 0},
+		{"no HTTP headers, no _meta", "tools/call", json.RawMessage(`{"name":"echo"}`), nil, 400, jsonrpc.CodeInvalidParams},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

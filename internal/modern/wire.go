@@ -65,6 +65,14 @@ func hasMeta(params json.RawMessage) bool {
 // protocol version string and a client capabilities object, and a known
 // log level if any) and decodes it. It fails with -32602.
 func ParseMeta(raw json.RawMessage) (*mcp.RequestMeta, *jsonrpc.Error) {
+	if meta, ok := parseMetaPlain(raw); ok && (meta.LogLevel == "" || meta.LogLevel.Severity() >= 0) {
+		return meta, nil
+	}
+	return parseMetaJSON(raw)
+}
+
+// parseMetaJSON is ParseMeta through encoding/json, for any _meta.
+func parseMetaJSON(raw json.RawMessage) (*mcp.RequestMeta, *jsonrpc.Error) {
 	missing := jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: _meta must carry %s and %s", mcp.MetaProtocolVersion, mcp.MetaClientCapabilities)
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil, missing
@@ -94,10 +102,11 @@ func Mismatch(format string, args ...any) *jsonrpc.Error {
 }
 
 // CheckVersion checks the protocol version of a request whose _meta
-// names version: the header must carry it (-32020), and it must be one
-// this package serves (-32022, with the supported versions as data).
+// names version: the header must carry it (-32020) unless h is nil (no
+// HTTP headers), and it must be one this package serves (-32022, with the
+// supported versions as data).
 func CheckVersion(h http.Header, version string) *jsonrpc.Error {
-	if hv, ok := single(h, HeaderProtocolVersion); !ok || hv != version {
+	if hv, ok := single(h, HeaderProtocolVersion); h != nil && (!ok || hv != version) {
 		return Mismatch("MCP-Protocol-Version %q does not match _meta %s %q", hv, mcp.MetaProtocolVersion, version)
 	}
 	if version != mcp.Version20260728 {

@@ -3,6 +3,8 @@ package probe
 import (
 	"context"
 	"errors"
+	"net/http"
+	"reflect"
 	"testing"
 
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -18,11 +20,15 @@ func TestStartWithoutAProbeChangesNothing(t *testing.T) {
 	if got != ctx || end != nil {
 		t.Errorf("Start(nil) = %v, end %v", got, end != nil)
 	}
-	got, end = Child(ctx, observe.Op{Kind: observe.Work})
-	if got != ctx || end == nil {
-		t.Fatal("Child without a probe must return ctx and an end to call")
+	for _, start := range []func(context.Context) (context.Context, func(observe.End)){
+		Work, func(ctx context.Context) (context.Context, func(observe.End)) { return Outbound(ctx, "roots/list") },
+	} {
+		got, end = start(ctx)
+		if got != ctx || end == nil {
+			t.Fatal("a child without a probe must return ctx and an end to call")
+		}
+		end(observe.End{}) // does nothing
 	}
-	end(observe.End{}) // does nothing
 }
 
 func TestChildUsesTheProbeOfItsRequest(t *testing.T) {
@@ -32,14 +38,22 @@ func TestChildUsesTheProbeOfItsRequest(t *testing.T) {
 		ops = append(ops, op)
 		return context.WithValue(ctx, mark{}, op.Kind), func(e observe.End) { ends = append(ends, e) }
 	}
-	ctx, end := Start(p, context.Background(), observe.Op{Method: "tools/call", Name: "greet"})
-	wctx, wend := Child(ctx, observe.Op{Kind: observe.Work, Method: "tools/call"})
+	ctx, end := Start(p, context.Background(), observe.Op{Method: "tools/call", Name: "greet", ID: []byte("7"),
+		Version: "2025-11-25", SessionID: "s1", Header: http.Header{"Traceparent": {"00-…"}}})
+	wctx, wend := Work(ctx)
 	if wctx.Value(mark{}) != observe.Work {
 		t.Error("the child's context is not the probe's")
 	}
+	_, oend := Outbound(wctx, "elicitation/create")
+	oend(observe.End{})
 	wend(Err(errors.New("boom")))
 	end(observe.End{Outcome: observe.OK})
-	if len(ops) != 2 || ops[1].Kind != observe.Work || len(ends) != 2 || ends[0].Outcome != observe.Failed || ends[0].Err == nil {
+	want := []observe.Op{
+		{Method: "tools/call", Name: "greet", ID: []byte("7"), Version: "2025-11-25", SessionID: "s1", Header: http.Header{"Traceparent": {"00-…"}}},
+		{Kind: observe.Work, Method: "tools/call", Name: "greet", ID: []byte("7"), Version: "2025-11-25", SessionID: "s1"},
+		{Kind: observe.Outbound, Method: "elicitation/create", Version: "2025-11-25", SessionID: "s1"},
+	}
+	if !reflect.DeepEqual(ops, want) || len(ends) != 3 || ends[1].Outcome != observe.Failed || ends[1].Err == nil {
 		t.Errorf("ops %+v ends %+v", ops, ends)
 	}
 	if e := Err(nil); e.Outcome != observe.OK || e.Err != nil {

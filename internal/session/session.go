@@ -45,6 +45,7 @@ type Session struct {
 
 	lastActive atomic.Int64 // unix nanoseconds, of this node's last use
 	extended   atomic.Int64 // unix nanoseconds, of the use the shared record was last extended for
+	due        atomic.Int64 // unix nanoseconds, of the next idle check; 0: not watched
 	busy       atomic.Int32 // attached connections and running requests here
 	logLevel   atomic.Int32 // mcp severity
 	access     atomic.Value // connect's decisions from the latest request, for notifications
@@ -59,7 +60,6 @@ type Session struct {
 	data      map[string]json.RawMessage
 	claimed   map[string]struct{} // request ids Admit claimed, not begun yet
 	released  []string            // ids of requests ended here, for Admit to give back
-	timer     *time.Timer
 }
 
 // inflight is a request being answered.
@@ -253,9 +253,6 @@ func (s *Session) Stop() bool {
 		streams = append(streams, s.getStream)
 	}
 	s.streams = nil
-	if s.timer != nil {
-		s.timer.Stop()
-	}
 	s.mu.Unlock()
 	s.cancel()
 	for _, o := range streams {

@@ -35,6 +35,10 @@ type Table struct {
 	counter atomic.Uint64
 	mu      sync.RWMutex
 	m       map[string]*Session
+	// One sweeper goroutine checks the idle sessions, rather than a timer
+	// per session: a timer costs more than an eighth of an idle session.
+	sweeping bool          // the sweeper runs
+	stop     chan struct{} // closed to stop it when the table empties
 }
 
 // NewTable returns an empty table configured by cfg.
@@ -100,6 +104,10 @@ func (t *Table) remove(id string) {
 	delete(t.m, id)
 	if len(t.m) == 0 {
 		t.m = map[string]*Session{} // maps keep their peak size; start small again
+		if t.sweeping {
+			t.sweeping = false
+			close(t.stop)
+		}
 	}
 	t.mu.Unlock()
 }
@@ -118,30 +126,74 @@ func (t *Table) Len() int {
 	return len(t.m)
 }
 
-// WatchIdle starts the idle timer, once: the session is checked every
-// half timeout (see checkIdle).
+// WatchIdle has the session checked for idleness every half timeout
+// (see checkIdle), from now on.
 func (s *Session) WatchIdle() {
-	d := s.t.cfg.Timeout
-	if d <= 0 {
+	t := s.t
+	d := t.cfg.Timeout
+	if d <= 0 || !s.due.CompareAndSwap(0, time.Now().Add(d/2).UnixNano()) {
 		return
 	}
-	s.mu.Lock()
-	if s.timer == nil && !s.ended {
-		s.timer = time.AfterFunc(d/2, s.checkIdle)
+	t.mu.Lock()
+	if !t.sweeping && len(t.m) > 0 {
+		t.sweeping, t.stop = true, make(chan struct{})
+		go t.sweep(t.stop)
 	}
-	s.mu.Unlock()
+	t.mu.Unlock()
+}
+
+// sweep checks the sessions that are due, every quarter timeout, until
+// the table empties.
+func (t *Table) sweep(stop chan struct{}) {
+	tick := time.NewTicker(t.cfg.Timeout / 4)
+	defer tick.Stop()
+	var due []*Session
+	for {
+		select {
+		case <-stop:
+			return
+		case now := <-tick.C:
+			due = t.due(now.UnixNano(), due[:0])
+			for i, s := range due {
+				if !s.checkIdle() {
+					// The backplane is down: the rest wait for the next
+					// round rather than each for its own time-out.
+					for _, s := range due[i+1:] {
+						s.due.Store(now.Add(t.cfg.Timeout / 2).UnixNano())
+					}
+					break
+				}
+			}
+			clear(due) // hold no ended session until the next round
+		}
+	}
+}
+
+// due appends the sessions whose idle check is due at now.
+func (t *Table) due(now int64, into []*Session) []*Session {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	for _, s := range t.m {
+		if d := s.due.Load(); d != 0 && d <= now {
+			into = append(into, s)
+		}
+	}
+	return into
 }
 
 // checkIdle keeps a session in use alive, and otherwise lets this node
-// forget it; if the shared record expired too, the session has ended.
+// forget it; if the shared record expired too, the session has ended. It
+// reports false when the backplane could not be reached.
 //
 // It runs every half timeout and extends the shared record before it can
 // expire under a session in use: for twice the timeout while work or a
-// stream is live here (a late timer cannot let it lapse), and to the
+// stream is live here (a late check cannot let it lapse), and to the
 // timeout after the last use when the session was used since the record
 // was last extended (a request ended). A session thus ends between one
-// and one and a half timeouts after its last use.
-func (s *Session) checkIdle() {
+// and one and a half timeouts after its last use (plus up to a quarter
+// timeout, the sweep's period).
+func (s *Session) checkIdle() bool {
+	s.due.Store(0) // each outcome but the end sets the next check
 	cfg := &s.t.cfg
 	d := cfg.Timeout
 	busy := s.busy.Load() > 0
@@ -159,25 +211,28 @@ func (s *Session) checkIdle() {
 		}
 		if errors.Is(err, backplane.ErrNotFound) {
 			s.expired() // ended on another node, or the backplane lost it
-			return
+			return true
 		} else if err != nil {
 			cfg.Log.Warn().Err(err).Str("session", s.id).Msg("mcp session: its shared record could not be extended; retrying")
+			s.checkIn(d / 2)
+			return false
 		}
-		s.resetTimer(d / 2)
-		return
+		s.checkIn(d / 2)
+		return true
 	}
 	if _, err := cfg.Backplane.LoadSession(ctx, s.id); errors.Is(err, backplane.ErrNotFound) {
 		s.expired()
-		return
+		return true
 	} else if err != nil {
-		s.resetTimer(d) // the backplane is down; look again later
-		return
+		s.checkIn(d) // the backplane is down; look again later
+		return false
 	} else if s.extended.Load() >= last && idle < 2*d {
-		s.resetTimer(d / 2) // the record lives on this node's last extension
-		return
+		s.checkIn(d / 2) // the record lives on this node's last extension
+		return true
 	}
 	// Another node served it since: this node just lets go.
 	s.Stop()
+	return true
 }
 
 // expired ends a session whose shared record is gone.
@@ -189,10 +244,5 @@ func (s *Session) expired() {
 	}
 }
 
-func (s *Session) resetTimer(d time.Duration) {
-	s.mu.Lock()
-	if !s.ended {
-		s.timer.Reset(d)
-	}
-	s.mu.Unlock()
-}
+// checkIn has the sweep check the session again after d.
+func (s *Session) checkIn(d time.Duration) { s.due.Store(time.Now().Add(d).UnixNano()) }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/inproc"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -32,7 +33,11 @@ func (t *Transport[C]) serveModern(w http.ResponseWriter, req *http.Request, msg
 		refusal.Write(w, m.ID, refusal.BadRequest(e))
 		return
 	}
-	p, call, refused := modern.Read(req.Header, m)
+	hdr := req.Header
+	if inproc.Is(req.Context()) {
+		hdr = nil // no intermediary routes it: _meta alone speaks for it
+	}
+	p, call, refused := modern.Read(hdr, m)
 	if refused != nil {
 		refusal.Write(w, m.ID, refused)
 		return
@@ -41,7 +46,7 @@ func (t *Transport[C]) serveModern(w http.ResponseWriter, req *http.Request, msg
 	if !ok {
 		return
 	}
-	if m.Method == mcp.MethodToolsCall {
+	if m.Method == mcp.MethodToolsCall && hdr != nil {
 		if jerr := t.host.CheckParamHeaders(req.Header, c, p.Name, p.Arguments); jerr != nil {
 			refusal.Write(w, m.ID, refusal.BadRequest(jerr))
 			return

@@ -67,6 +67,7 @@ type Config struct {
 	BodyTimeout time.Duration // how long a body may take; 0 is no bound
 	MaxSessions int           // sessions this node holds; 0 is no cap
 	LogLevel    int           // new sessions' log severity
+	Versions    Versions      // the revisions offered
 	Caps        Caps
 	Closing     *atomic.Bool // set when the router shuts down
 	Sessions    *session.Table
@@ -143,7 +144,9 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 		refusal.Write(w, nil, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
 	}
-	if modern.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
+	// Without a stateless revision to offer, the server answers such a
+	// request as a session-only server does.
+	if len(t.cfg.Versions.Modern) > 0 && modern.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
 		t.serveModern(w, req, msgs, batch)
 		return
 	}
@@ -254,9 +257,14 @@ func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C,
 		refusal.Write(w, m.ID, refusal.SessionsPerCaller(t.cfg.Caps.Sessions.Limit()))
 		return
 	}
+	version, refused := t.cfg.Versions.Negotiate(p.ProtocolVersion)
+	if refused != nil {
+		refusal.Write(w, m.ID, refused)
+		return
+	}
 	client, _ := json.Marshal(p.ClientInfo)
 	caps, _ := json.Marshal(p.Capabilities)
-	rec := &backplane.Session{ID: session.NewID(), Version: handlers.Negotiate(p.ProtocolVersion), Principal: t.host.Principal(c),
+	rec := &backplane.Session{ID: session.NewID(), Version: version, Principal: t.host.Principal(c),
 		Client: client, Capabilities: caps, LogLevel: t.cfg.LogLevel, Created: time.Now()}
 	s, err := t.cfg.Sessions.Create(rec, release)
 	if err != nil {

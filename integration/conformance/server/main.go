@@ -1,12 +1,14 @@
 // Command server is the conformance fixture: the MCP server the official
 // conformance suite expects (tools, prompts and resources named test_*),
 // built with Specter. It serves on $SPECTER_ADDR (default 127.0.0.1:3001)
-// at /mcp.
+// at /mcp, or, with -stdio, over stdin and stdout (-content-length for
+// LSP-style frames), logging to stderr.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"log"
 	"net/http"
 	"os"
@@ -21,11 +23,18 @@ import (
 )
 
 func main() {
+	onStdio := flag.Bool("stdio", false, "serve over stdin and stdout instead of HTTP")
+	framed := flag.Bool("content-length", false, "with -stdio, frame messages with Content-Length headers")
+	flag.Parse()
 	addr := os.Getenv("SPECTER_ADDR")
 	if addr == "" {
 		addr = "127.0.0.1:3001"
 	}
-	logger := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.WarnLevel)
+	level := zerolog.WarnLevel
+	if *onStdio {
+		level = zerolog.DebugLevel // stderr is the operator's: say what happens
+	}
+	logger := zerolog.New(os.Stderr).With().Timestamp().Logger().Level(level)
 	opts := []specter.RouterOption{specter.Logger(logger)}
 	if url := os.Getenv("REDIS_URL"); url != "" {
 		// Several fixture processes on one Redis are one server.
@@ -41,12 +50,19 @@ func main() {
 		log.Printf("sessions are shared through Redis")
 	}
 	r := fixture.New(opts...)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", r.Handler())
-	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *onStdio {
+		if code := serveStdio(ctx, stop, r, *framed, logger); code != 0 {
+			os.Exit(code)
+		}
+		return
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", r.Handler())
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
