@@ -1,17 +1,22 @@
 package integration
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/direct"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
+	"github.com/specter-mcp/specter/observe"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -313,4 +318,41 @@ func TestUseAfterADeclarationPanics(t *testing.T) {
 		}
 	}()
 	r.Use(recording(&trail{}, "late"))
+}
+
+// TestMiddlewareAndProbeOverDirect: transports other than HTTP (package
+// direct, under stdio) run the same chain and report to the same probe.
+func TestMiddlewareAndProbeOverDirect(t *testing.T) {
+	tr := &trail{}
+	r := specter.NewRouter("mw", "1.0.0", quiet, specter.Instrument(observe.Callback(func(op observe.Op, e observe.End, _ time.Duration) {
+		tr.add(fmt.Sprintf("probe %s %s %s %q", op.Method, op.Name, e.Outcome, e.Declaration))
+	})))
+	r.Use(recording(tr, "A"))
+	r.Tool("greet", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+		tr.add("handler")
+		return specter.Reply("Hello, " + p.String("name"))
+	}, specter.Description("Greet"), params.String("name", params.Required()))
+	answers := make(chan string, 1)
+	conn := direct.Open(r, func(msg []byte) { answers <- string(msg) }, direct.Config{})
+	t.Cleanup(func() {
+		_ = conn.Close(context.Background())
+		_ = r.Shutdown(context.Background())
+	})
+	if err := conn.Send([]byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if got := <-answers; !strings.Contains(got, "Hello, Ada") {
+		t.Fatalf("answer %s", got)
+	}
+	want := []string{"A>", "handler", "<A", `probe tools/call greet ok "greet"`}
+	// The probe hears of the end once the answer is sent.
+	eventually(t, "the probe heard the call", func() bool {
+		tr.mu.Lock()
+		defer tr.mu.Unlock()
+		return len(tr.steps) >= len(want)
+	})
+	if got := tr.take(); !slices.Equal(got, want) {
+		t.Errorf("steps %v, want %v", got, want)
+	}
 }
