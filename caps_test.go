@@ -37,8 +37,8 @@ func TestHolder(t *testing.T) {
 			if tt.e != nil {
 				c.echo = tt.e.NewContext(req, httptest.NewRecorder())
 			}
-			if got := c.holder(); got != tt.want {
-				t.Errorf("holder() = %q, want %q", got, tt.want)
+			if got := (host{}).Holder(c); got != tt.want {
+				t.Errorf("Holder() = %q, want %q", got, tt.want)
 			}
 		})
 	}

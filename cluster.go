@@ -39,16 +39,20 @@ const (
 	EndError    = session.EndError    // the session could not go on (its shared state was lost)
 )
 
-// endSession ends a session for every node; OnTerminate runs here once.
-func (r *Router) endSession(s *session.Session, reason string) error { return r.cluster.End(s, reason) }
-
 // onMessage handles what other nodes (and this one) publish.
 func (r *Router) onMessage(m *backplane.Message) {
-	if m.Kind == backplane.KindNotify {
+	switch m.Kind {
+	case backplane.KindNotify:
 		r.deliverNotify(m)
-		return
+	case backplane.KindTask:
+		r.tasks.Receive(m)
+	case backplane.KindTopic:
+		if r.onEvent != nil {
+			r.deliverEvent(m)
+		}
+	default:
+		r.sessions.Receive(m)
 	}
-	r.sessions.Receive(m)
 }
 
 // publish sends a message to every node, logging a backplane failure.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"time"
 
@@ -84,10 +85,7 @@ func (c *Context) Request() *Request { return c.req }
 func (c *Context) writable() *grant {
 	if c.shared {
 		s := *c.grant
-		s.assigns = make(map[string]any, len(c.grant.assigns)+1)
-		for k, v := range c.grant.assigns {
-			s.assigns[k] = v
-		}
+		s.assigns = maps.Clone(c.grant.assigns)
 		c.grant, c.shared = &s, false
 	}
 	if c.grant.assigns == nil {
@@ -228,10 +226,10 @@ func (s *Session) Principal() string { return s.s.Principal() }
 // node of the deployment.
 func (s *Session) Store(key string, value any) error {
 	raw, err := json.Marshal(value)
-	if err != nil {
-		return fmt.Errorf("specter: session data %q: %w", key, err)
+	if err == nil {
+		err = s.s.Store(key, raw)
 	}
-	if err := s.s.Store(key, raw); err != nil {
+	if err != nil {
 		return fmt.Errorf("specter: session data %q: %w", key, err)
 	}
 	return nil

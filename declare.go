@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/modern"
@@ -43,6 +44,7 @@ type declaration struct {
 	list         Handler
 	cache        *cacheHint
 	tasks        TaskSupport
+	timeLimit    time.Duration // of NoReply's work; 0: none
 	scopes       []string
 	policy       func(*principal.Principal) bool
 	headers      []modern.ParamHeader // params mirrored into Mcp-Param-* headers
@@ -104,7 +106,7 @@ func (d *declaration) compile(schema *params.Schema) error {
 	out, err := catalog.Compile(&catalog.Spec{Kind: d.kind, Name: d.name, Title: d.title, Description: d.description,
 		Icons: d.icons, Meta: d.meta, Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
 		RawInput: d.rawInput, OutputSchema: d.outputSchema, Fields: d.fields, Typed: schema,
-		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil})
+		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil, TaskSupport: taskSupports[d.tasks]})
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,10 @@
 package specter
 
 import (
+	"encoding/json"
 	"reflect"
 
-	"github.com/specter-mcp/specter/internal/elicitform"
+	"github.com/specter-mcp/specter/internal/form"
 )
 
 // ElicitAction is how the user answered an elicitation.
@@ -39,16 +40,10 @@ type Asker interface{ asker() *Stream }
 // a person confirmed; see Stream.Elicit.
 func Elicit[T any](a Asker, message string, opts ...InputOption) (T, ElicitAction, error) {
 	var v T
-	schema, err := elicitform.For(reflect.TypeFor[T]())
+	schema, err := form.For(reflect.TypeFor[T]())
 	if err != nil {
 		return v, "", err
 	}
-	ans, err := a.asker().elicitForm(message, schema.JSON(), opts)
-	if err != nil || ans.Action != ElicitAccept {
-		return v, ans.Action, err
-	}
-	if err := schema.Bind(ans.Content, &v); err != nil {
-		return v, ElicitAccept, elicitform.AnswerError(err)
-	}
-	return v, ElicitAccept, nil
+	action, err := a.asker().elicitForm(message, schema, opts, func(c json.RawMessage) error { return schema.Bind(c, &v) })
+	return v, action, err
 }

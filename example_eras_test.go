@@ -70,3 +70,33 @@ func ExampleRouter_NotifyToolsChanged() {
 	fmt.Println(r.Sessions(), r.Listeners())
 	// Output: 0 0
 }
+
+// A session follows an application topic; a Publish, on any node of the
+// deployment, runs OnEvent for it, which tells the client on its GET
+// stream.
+func ExampleOnEvent() {
+	r := specter.NewRouter("orders", "1.0.0", specter.Logger(zerolog.Nop()),
+		specter.OnEvent(func(s *specter.Session, topic string, data json.RawMessage) {
+			_ = s.Notify(mcp.NotificationResourceUpdated, map[string]string{"uri": "orders://" + topic})
+		}))
+	r.Tool("follow", func(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		if err := c.Session().Subscribe(p.String("order")); err != nil {
+			return specter.Error(err)
+		}
+		return specter.Reply("following")
+	}, specter.Description("Follows an order"), params.String("order", params.Required()))
+	srv := httptest.NewServer(r.Handler())
+	defer srv.Close()
+	defer r.Shutdown(context.Background())
+	ctx := context.Background()
+
+	c := mcptest.NewClient(srv.URL)
+	_, _ = c.Initialize(ctx, "2025-11-25")
+	get, _ := c.Listen(ctx, "")
+	defer get.Close()
+	_, _, _ = c.CallTool(ctx, "follow", map[string]any{"order": "o-7"})
+	_ = r.Publish("o-7", map[string]string{"status": "shipped"})
+	m, _, _ := get.Next()
+	fmt.Println(m.Method, string(m.Params))
+	// Output: notifications/resources/updated {"uri":"orders://o-7"}
+}

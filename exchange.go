@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/specter-mcp/specter/handlers"
@@ -18,6 +17,7 @@ import (
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/observe"
@@ -193,22 +193,24 @@ func safely(f func() Result) (res Result) {
 // invoke runs a declaration's middleware and handler.
 func (x *exchange) invoke(d *declaration) Result {
 	x.c.req.Declaration = d.info
-	return safely(func() Result { return d.call(x.c.req, x.c) })
+	return d.limit(safely(func() Result { return d.call(x.c.req, x.c) }))
 }
 
 // run invokes d and shapes its result, starting NoReply's work.
 func (x *exchange) run(d *declaration) handlers.Outcome {
 	res := x.invoke(d)
+	if d.tasks != TaskNone && x.tasksDeclared() && (res.kind == resultNoReply || x.sess != nil) {
+		return x.startTask(d, res) // in a session, a task-augmented call always answers with a task
+	}
 	if res.kind != resultNoReply {
 		return x.finish(d, res)
 	}
-	if d.tasks != TaskNone && x.tasksDeclared() {
-		return x.startTask(d, res.work)
-	}
 	x.r.work.Add(1)
+	dropped := x.r.watchDrop(x.c)
 	go func() {
 		defer x.r.work.Done()
 		res := x.work(res.work, x.c.stream)
+		dropped()
 		if res.kind == resultNoReply {
 			res = Error(fmt.Errorf("%s %q: the work of NoReply returned NoReply; it must return the final reply", d.kind, d.name))
 		}
@@ -248,8 +250,8 @@ func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 		te *ToolError
 		ve *params.ValidationError
 		je *jsonrpc.Error
+		ce *CapabilityError
 	)
-	var ce *CapabilityError
 	switch {
 	case x.modern() && errors.Is(err, ErrInputRequired):
 		return x.inputRequired(d)
@@ -286,18 +288,8 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 }
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
-	caps := x.r.capabilities()
-	// Declaring an extension commits the server to its methods: a server
-	// with no task tool or no skill has nothing to serve through them.
-	if slices.ContainsFunc(x.cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone }) {
-		caps.Extensions = map[string]json.RawMessage{TasksExtension: json.RawMessage(`{}`)}
-	}
-	if len(x.cat.Skills) > 0 {
-		if caps.Extensions == nil {
-			caps.Extensions = map[string]json.RawMessage{}
-		}
-		caps.Extensions[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
-	}
+	caps := handlers.Capabilities()
+	caps.Extensions = modern.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
 	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Modern, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 
@@ -314,8 +306,8 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome 
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	if d.tasks == TaskRequired && !x.tasksDeclared() {
-		return handlers.Failed(missingTasks())
+	if e := task.Refusal(d.name, taskSupports[d.tasks], x.modern(), x.tasksDeclared()); e != nil {
+		return handlers.Failed(e)
 	}
 	return x.run(d)
 }
@@ -353,27 +345,21 @@ func (x *exchange) ResourceSources() []handlers.ResourceSource {
 }
 
 // list runs a template's List handler for one page.
-func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, next string, err error) {
-	req := *x.c.req
+func (x *exchange) list(d *declaration, cursor string) ([]mcp.Resource, string, error) {
+	req, c := *x.c.req, *x.c
 	req.cursor = cursor
-	c := *x.c
 	c.req, c.next, c.hasNext = &req, "", false
 	res := safely(func() Result { return d.list(nil, &req, &c) })
-	if res.kind == resultNoReply {
-		res = Error(fmt.Errorf("List handlers answer with Reply, not NoReply"))
-	}
-	if res.kind == resultError {
-		var je *jsonrpc.Error
-		if errors.As(res.err, &je) {
-			return nil, "", je
-		}
+	page, ok := res.value.([]mcp.Resource)
+	var je *jsonrpc.Error
+	switch {
+	case res.kind == resultError && errors.As(res.err, &je):
+		return nil, "", je
+	case res.kind == resultError:
 		return nil, "", x.internal(fmt.Errorf("list %q: %w", d.name, res.err))
-	}
-	switch v := res.value.(type) {
-	case []mcp.Resource:
-		page = v
-	case nil:
-	default:
+	case res.kind == resultNoReply:
+		return nil, "", x.internal(fmt.Errorf("list %q: List handlers answer with Reply, not NoReply", d.name))
+	case !ok && res.value != nil:
 		return nil, "", x.internal(fmt.Errorf("list %q: replied %T; want []mcp.Resource", d.name, res.value))
 	}
 	return page, c.next, nil
@@ -405,6 +391,22 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)
 		}
+	}
+	var err error // OnSubscribe may refuse; OnUnsubscribe may not
+	if perr := guard.Run(func() {
+		if on && x.r.onSubscribe != nil {
+			err = x.r.onSubscribe(x.c, uri)
+		} else if !on {
+			x.r.unsubscribed(x.sess, uri)
+		}
+	}); perr != nil {
+		return x.internal(perr)
+	}
+	if je := (*jsonrpc.Error)(nil); err != nil && !errors.As(err, &je) {
+		err = jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Subscription refused: %s", err)
+	}
+	if err != nil {
+		return err
 	}
 	if err := x.sess.Subscribe(uri, on); err != nil {
 		return x.internal(fmt.Errorf("resources/subscribe: %w", err))

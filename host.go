@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/internal/transport"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -32,13 +32,7 @@ const (
 // *Context, and its grant what sessions and listeners keep.
 type host struct{ r *Router }
 
-func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (*Context, bool) {
-	return h.r.runConnect(w, req, id)
-}
-
 func (host) Principal(c *Context) string { return c.grant.principal }
-
-func (host) Holder(c *Context) string { return c.holder() }
 
 func (host) Grant(c *Context) any { return c.grant }
 
@@ -61,36 +55,47 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 	if r.onStart != nil {
 		if err := r.onStart(c, &Session{s: s}); err != nil {
 			r.report(c.ctx, fmt.Errorf("session start: %w", err), nil)
-			_ = r.endSession(s, EndError)
+			_ = r.cluster.End(s, EndError)
 			return nil, err
 		}
 	}
-	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: r.capabilities(), ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
+	caps := handlers.Capabilities()
+	if s.Version() >= mcp.Version20251125 && hasTaskTools(r.catalog.Load()) {
+		caps.Tasks = task.Capability
+	}
+	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
 }
 
+// CheckParamHeaders verifies the Mcp-Param-* headers of a tool whose
+// params are mirrored into headers (x-mcp-header): each present value
+// must be sent, and match.
 func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args json.RawMessage) *jsonrpc.Error {
-	return h.r.checkParamHeaders(hd, c.grant, tool, args)
+	d := h.r.catalog.Load().ByTool[tool]
+	if d == nil || len(d.headers) == 0 || !c.grant.allowsTool(tool) {
+		return nil
+	}
+	return modern.CheckParams(hd, d.headers, args)
 }
 
 func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
-	h.r.serveTaskMethod(w, c, m, call, p)
+	x := &exchange{r: h.r, c: &Context{grant: c.grant, req: newRequest(m, nil, call)}}
+	h.r.tasks.ServeHTTP(w, m, p, x.owner(), x.tasksDeclared(), x.decorate)
 }
 
-// holder names who a request counts against (transport.CallerKey): its
+// Holder names who a request counts against (transport.CallerKey): its
 // principal, or its client address, which the Echo's IPExtractor
 // decides when the router is mounted on an Echo that sets one.
-func (c *Context) holder() string {
+func (host) Holder(c *Context) string {
 	ip := c.http.RemoteAddr
 	if c.echo != nil && c.echo.Echo().IPExtractor != nil {
 		ip = c.echo.RealIP()
-	} else if host, _, err := net.SplitHostPort(c.http.RemoteAddr); err == nil {
-		ip = host
 	}
 	return transport.CallerKey(c.grant.principal, ip)
 }
 
-// runConnect runs the connect function; on refusal it writes the answer.
-func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+// Connect runs the connect function; on refusal it writes the answer.
+func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+	r := h.r
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
 	// The grant is its own allocation: sessions and listeners keep it long
 	// after the request, and must not keep the request with it. A caller
@@ -103,11 +108,7 @@ func (r *Router) runConnect(w http.ResponseWriter, req *http.Request, id jsonrpc
 		c.grant, c.shared = &grant{principal: p.ID, caller: p}, false
 	}
 	if r.connect != nil {
-		var err error
-		if perr := guard.Run(func() { err = r.connect(c) }); perr != nil {
-			err = perr
-		}
-		if err != nil {
+		if err := guard.Err(func() error { return r.connect(c) }); err != nil {
 			r.refuse(w, req, id, err)
 			return nil, false
 		}
@@ -123,8 +124,8 @@ func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID,
 		refusal.Write(w, id, refusal.Internal)
 		return
 	}
-	if v := bearer.Refusal(req, he.Status, he.Scope, r.cfg.resourceMeta); v != "" {
-		w.Header().Set("WWW-Authenticate", v)
+	if c := bearer.Refusal(req, he.Status, he.Scope, r.cfg.resourceMeta); c != "" {
+		w.Header().Set("WWW-Authenticate", c)
 	}
 	refusal.Write(w, id, refusal.Status(he.Status, he.Message))
 }

@@ -1,12 +1,9 @@
 package specter
 
 import (
-	"encoding/json"
-	"net/http"
 	"time"
 
 	"github.com/specter-mcp/specter/internal/modern"
-	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -16,17 +13,6 @@ const (
 	HeaderName        = modern.HeaderName
 	HeaderParamPrefix = modern.HeaderParamPrefix
 )
-
-// checkParamHeaders verifies the Mcp-Param-* headers of a tool whose
-// params are mirrored into headers (x-mcp-header): each present value
-// must be sent, and match.
-func (r *Router) checkParamHeaders(h http.Header, sc *grant, tool string, args json.RawMessage) *jsonrpc.Error {
-	d := r.catalog.Load().ByTool[tool]
-	if d == nil || len(d.headers) == 0 || !sc.allowsTool(tool) {
-		return nil
-	}
-	return modern.CheckParams(h, d.headers, args)
-}
 
 // decorate adds what the 2026-07-28 revision puts on results, with the
 // caching hint of the router or of the resource read.

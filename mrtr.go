@@ -21,7 +21,7 @@ var ErrInputRequired = modern.ErrInputRequired
 
 // ErrInputTimeout is wrapped by the error of Elicit, Sample and ListRoots
 // when the client did not answer within the router's InputTimeout.
-var ErrInputTimeout = session.ErrNoAnswer
+var ErrInputTimeout = session.ErrInputTimeout
 
 // ErrSessionEnded is wrapped by the error of Elicit, Sample and ListRoots
 // when the session ended (the client deleted it, it timed out, or the

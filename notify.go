@@ -2,7 +2,6 @@ package specter
 
 import (
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -21,80 +20,61 @@ func ForPrincipal(id string) NotifyOption {
 	return func(o *notifyOptions) { o.principal, o.targeted = id, true }
 }
 
-func notifyOpts(opts []NotifyOption) notifyOptions {
-	var o notifyOptions
-	for _, f := range opts {
-		f(&o)
-	}
-	return o
-}
-
 // NotifyToolsChanged tells listening clients that the tool list changed,
 // so they list it again: session-era clients on their GET stream, and
 // 2026-07-28 clients on subscriptions/listen streams that asked for
 // toolsListChanged. Declaring or removing a tool notifies by itself.
 func (r *Router) NotifyToolsChanged(opts ...NotifyOption) {
-	r.broadcast(mcp.NotificationToolsChanged, notifyOpts(opts))
+	r.broadcast(mcp.NotificationToolsChanged, "", opts)
 }
 
 // NotifyPromptsChanged tells listening clients that the prompt list changed.
 func (r *Router) NotifyPromptsChanged(opts ...NotifyOption) {
-	r.broadcast(mcp.NotificationPromptsChanged, notifyOpts(opts))
+	r.broadcast(mcp.NotificationPromptsChanged, "", opts)
 }
 
 // NotifyResourcesChanged tells listening clients that the resource list changed.
 func (r *Router) NotifyResourcesChanged(opts ...NotifyOption) {
-	r.broadcast(mcp.NotificationResourcesChanged, notifyOpts(opts))
+	r.broadcast(mcp.NotificationResourcesChanged, "", opts)
 }
 
 // NotifyResourceUpdated tells the clients subscribed to uri (and allowed
 // to read it) that the resource changed.
 func (r *Router) NotifyResourceUpdated(uri string, opts ...NotifyOption) {
-	o := notifyOpts(opts)
-	r.publish(&backplane.Message{Kind: backplane.KindNotify, Method: mcp.NotificationResourceUpdated, URI: uri, Principal: o.principal, Targeted: o.targeted})
+	r.broadcast(mcp.NotificationResourceUpdated, uri, opts)
 }
 
-// broadcast sends a list_changed notification through the backplane, so
-// the clients listening on every node get it.
-func (r *Router) broadcast(method string, o notifyOptions) {
-	r.publish(&backplane.Message{Kind: backplane.KindNotify, Method: method, Principal: o.principal, Targeted: o.targeted})
+// broadcast sends a notification through the backplane, so the clients
+// listening on every node get it.
+func (r *Router) broadcast(method, uri string, opts []NotifyOption) {
+	var o notifyOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	r.publish(&backplane.Message{Kind: backplane.KindNotify, Method: method, URI: uri, Principal: o.principal, Targeted: o.targeted})
 }
 
 // deliverNotify hands a notification to the GET streams and listen
 // streams attached to this node whose callers may see it.
 func (r *Router) deliverNotify(m *backplane.Message) {
-	updated := m.Method == mcp.NotificationResourceUpdated
 	var d *declaration
-	if updated {
+	if m.Method == mcp.NotificationResourceUpdated {
 		d, _ = r.catalog.Load().ResourceFor(m.URI)
 	}
-	allowed := func(g *grant) bool {
+	allowed := func(a any) bool {
+		g, _ := a.(*grant)
 		if d == nil || g == nil {
 			return true
 		}
 		ok, _ := g.permits(d)
 		return ok && g.allowsResource(d, m.URI)
 	}
-	r.cluster.Notify(m, func(a any) bool { g, _ := a.(*grant); return allowed(g) })
-	for _, l := range r.t.Listeners.All() {
-		switch {
-		case !cluster.Reaches(m, l.Principal()):
-		case !updated && l.Wants(m.Method):
-			l.Notify(m.Method, nil)
-		case updated && l.Subscribed(m.URI) && allowed(l.Grant().(*grant)):
-			l.Notify(m.Method, map[string]any{"uri": m.URI})
-		}
-	}
+	r.cluster.Notify(m, allowed)
+	r.t.Listeners.Notify(m, allowed)
 }
 
 // changed notifies listeners after a declaration was added or removed.
 func (r *Router) changed(k kind) {
-	switch k {
-	case kindTool:
-		r.NotifyToolsChanged()
-	case kindPrompt:
-		r.NotifyPromptsChanged()
-	default:
-		r.NotifyResourcesChanged()
-	}
+	r.broadcast([...]string{kindTool: mcp.NotificationToolsChanged, kindPrompt: mcp.NotificationPromptsChanged,
+		kindResource: mcp.NotificationResourcesChanged}[k], "", nil)
 }

@@ -1,8 +1,10 @@
 package specter
 
 import (
+	"net/http"
 	"strings"
 
+	"github.com/specter-mcp/specter/internal/access"
 	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/principal"
@@ -27,18 +29,7 @@ func Policy(allow func(caller *principal.Principal) bool) DeclOption {
 // permits reports whether the caller meets the declaration's scopes and
 // policy, and which scopes are missing.
 func (g *grant) permits(d *declaration) (ok bool, missing []string) {
-	for _, sc := range d.scopes {
-		if !g.caller.HasScope(sc) {
-			missing = append(missing, sc)
-		}
-	}
-	if len(missing) > 0 {
-		return false, missing
-	}
-	if d.policy != nil && !d.policy(g.caller) {
-		return false, nil
-	}
-	return true, nil
+	return access.Allows(g.caller, d.scopes, d.policy)
 }
 
 // CodeForbidden is the JSON-RPC error code of a request refused for want
@@ -46,10 +37,10 @@ func (g *grant) permits(d *declaration) (ok bool, missing []string) {
 const CodeForbidden = jsonrpc.CodeForbidden
 
 func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
-	x.ob.SetStatus(403)
+	x.ob.SetStatus(http.StatusForbidden)
 	msg := "Forbidden: you may not use this " + d.kind.String()
 	if len(missing) > 0 {
-		x.ob.SetHeader("WWW-Authenticate", bearer.For(x.c.http, bearer.CodeInsufficientScope, strings.Join(missing, " "), x.r.cfg.resourceMeta))
+		x.ob.SetHeader("WWW-Authenticate", bearer.Refusal(x.c.http, http.StatusForbidden, strings.Join(missing, " "), x.r.cfg.resourceMeta))
 		msg += "; it needs the scope " + strings.Join(missing, " ")
 	}
 	return jsonrpc.Errorf(CodeForbidden, "%s", msg)

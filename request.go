@@ -31,7 +31,8 @@ type Request struct {
 	ClientCapabilities mcp.ClientCapabilities
 
 	cursor string
-	modern *modern.Call // 2026-07-28 requests only
+	modern *modern.Call    // 2026-07-28 requests only
+	task   json.RawMessage // the task member of a task-augmented request in a session
 }
 
 // Modern reports whether the request was made on the stateless 2026-07-28
@@ -62,16 +63,10 @@ func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Requ
 	case s != nil:
 		r.Version, r.SessionID, r.ClientInfo, r.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
 	case call != nil:
-		r.Version = call.Meta.ProtocolVersion
-		if call.Meta.ClientInfo != nil {
-			r.ClientInfo = *call.Meta.ClientInfo
-		}
-		if call.Meta.ClientCapabilities != nil {
-			r.ClientCapabilities = *call.Meta.ClientCapabilities
-		}
+		r.Version, r.ClientInfo, r.ClientCapabilities = call.Client()
 	}
 	env := envelope.Read(m.Params, call == nil)
-	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken
+	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken, r.task = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken, env.Task
 	if call != nil && env.Meta != nil {
 		r.ProgressToken = envelope.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
 	}

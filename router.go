@@ -2,6 +2,7 @@ package specter
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"sync"
@@ -45,13 +46,17 @@ type Router struct {
 	handler  http.Handler
 	sealer   *seal.Sealer
 	t        *transport.Transport[*Context] // serves HTTP; holds the listen streams
-	tasks    task.Table                     // tasks extension
+	tasks    *task.Table                    // tasks of both wires, shared through the backplane
 
 	bp          backplane.Backplane
 	local       bool // the backplane lives in this process only
 	stopSub     func()
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
+	onEvent     func(*Session, string, json.RawMessage)
+	onSubscribe func(*Context, string) error
+	onUnsub     func(*Session, string)
+	onDrop      func(*Context)
 
 	warned once.Keys // connect named these undeclared items; warned once
 	mw     []Middleware
@@ -288,13 +293,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
-		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session) { r.cluster.Finish(s, EndTimeout) }})
+		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
 	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
-		Ended: func(s *session.Session, reason string) {
+		Unsubscribed: r.unsubscribed, Ended: func(s *session.Session, reason string) {
 			if r.onTerminate != nil {
 				r.onTerminate(reason, &Session{s: s})
 			}
 		}})
+	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
 	stop, err := r.bp.Subscribe(r.onMessage)
 	if err != nil {
 		// Notifications and answers will not cross nodes until this
@@ -359,18 +365,10 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	case <-ctx.Done():
 		err = ctx.Err()
 	}
-	for _, s := range r.sessions.All() {
-		if r.local {
-			_ = r.endSession(s, EndShutdown) // the sessions die with this process
-		} else {
-			s.Stop() // other nodes go on serving them
-		}
-	}
+	r.cluster.Shutdown(EndShutdown)
 	r.stopSub()
 	r.t.Listeners.Stop()
-	for _, t := range r.tasks.All() {
-		t.Stop()
-	}
+	r.tasks.Stop()
 	return err
 }
 
@@ -381,25 +379,7 @@ func (r *Router) Listeners() int { return r.t.Listeners.Len() }
 func (r *Router) Sessions() int { return r.sessions.Len() }
 
 // StreamsAttached returns how many GET streams are attached to this node.
-func (r *Router) StreamsAttached() int {
-	n := 0
-	for _, s := range r.sessions.All() {
-		if s.GetStreamAttached() {
-			n++
-		}
-	}
-	return n
-}
-
-// capabilities are what the server offers every session-era client.
-func (r *Router) capabilities() mcp.ServerCapabilities {
-	return mcp.ServerCapabilities{
-		Logging: &struct{}{}, Completions: &struct{}{},
-		Tools:     &mcp.ListChangedCapability{ListChanged: true},
-		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
-		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
-	}
-}
+func (r *Router) StreamsAttached() int { return r.sessions.Attached() }
 
 // instructionsFor returns the instructions for a caller: connect's, or
 // the router's.

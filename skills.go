@@ -7,6 +7,7 @@ import (
 	"reflect"
 
 	"github.com/specter-mcp/specter/internal/catalog"
+	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -14,7 +15,7 @@ import (
 )
 
 // SkillsExtension is the identifier of the MCP skills extension (SEP-2640).
-const SkillsExtension = "io.modelcontextprotocol/skills"
+const SkillsExtension = modern.SkillsExtension
 
 // Skill declares a skill (the skills extension, SEP-2640): fsys is the
 // skill's directory, with a SKILL.md whose YAML frontmatter names and

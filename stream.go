@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/specter-mcp/specter/internal/elicitform"
+	"github.com/specter-mcp/specter/internal/form"
 	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -104,46 +104,31 @@ func (s *Stream) CloseSSE() { s.ob.CloseConn() }
 // that a person saw the question. Do not treat it as a confirmation an
 // attacker could not forge.
 func (s *Stream) Elicit(message string, schema *params.Schema, opts ...InputOption) (Params, ElicitAction, error) {
-	if err := elicitform.Check(schema); err != nil {
+	if err := form.Check(schema); err != nil {
 		return nil, "", err
 	}
-	ans, err := s.elicitForm(message, schema.JSON(), opts)
-	if err != nil || ans.Action != ElicitAccept {
-		return nil, ans.Action, err
-	}
-	vals, err := schema.Validate(ans.Content)
+	var vals Params
+	action, err := s.elicitForm(message, schema, opts, func(c json.RawMessage) (err error) { vals, err = schema.Validate(c); return err })
 	if err != nil {
-		return nil, ElicitAccept, elicitform.AnswerError(err)
+		return nil, action, err
 	}
-	return vals, ElicitAccept, nil
+	return vals, action, nil
 }
 
-// elicitation is the part of an elicitation answer Elicit reads.
-type elicitation struct {
-	Action  ElicitAction    `json:"action"`
-	Content json.RawMessage `json:"content,omitempty"`
-}
-
-func (e *elicitation) valid() bool {
-	return e.Action == ElicitAccept || e.Action == ElicitDecline || e.Action == ElicitCancel
-}
-
-// elicitForm asks a form-mode elicitation with a compiled schema.
-func (s *Stream) elicitForm(message string, schema json.RawMessage, opts []InputOption) (*elicitation, error) {
+// elicitForm asks a form-mode elicitation of schema; bind takes the
+// content of an accepted answer, or says how it breaks the schema.
+func (s *Stream) elicitForm(message string, schema *params.Schema, opts []InputOption, bind func(json.RawMessage) error) (ElicitAction, error) {
 	if !s.req.ClientCapabilities.Elicitation.SupportsForm() {
-		return &elicitation{}, &CapabilityError{Capability: "elicitation", Method: mcp.MethodElicit}
+		return "", &CapabilityError{Capability: "elicitation", Method: mcp.MethodElicit}
 	}
-	var res elicitation
-	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: s.formMode(), Message: message, RequestedSchema: schema}, &res, res.valid, opts)
-	return &res, err
-}
-
-// formMode names the mode on revisions that know modes.
-func (s *Stream) formMode() string {
-	if s.req.Version >= mcp.Version20251125 {
-		return "form"
+	var res form.Answer
+	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: form.Mode(s.req.Version), Message: message, RequestedSchema: schema.JSON()}, &res, res.Valid, opts)
+	if err == nil && ElicitAction(res.Action) == ElicitAccept {
+		if err = bind(res.Content); err != nil {
+			err = fmt.Errorf("the answer to the question does not match what was asked: %w", err)
+		}
 	}
-	return ""
+	return ElicitAction(res.Action), err
 }
 
 // ElicitURL asks the user to complete an interaction at url, out of band
@@ -157,9 +142,9 @@ func (s *Stream) ElicitURL(message, url, elicitationID string, opts ...InputOpti
 		// interaction finished.
 		elicitationID = ""
 	}
-	var res elicitation
-	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, res.valid, opts)
-	return res.Action, err
+	var res form.Answer
+	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, res.Valid, opts)
+	return ElicitAction(res.Action), err
 }
 
 // Sample asks the client's LLM for a message.
@@ -210,8 +195,12 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 	if err != nil {
 		return fmt.Errorf("specter: encode %s: %w", method, err)
 	}
+	if s.task != nil { // a task's question says which task asks, and the task waits meanwhile
+		p = task.Relate(p, s.task.ID)
+		defer s.task.Waiting()()
+	}
 	ctx, end := probe.Outbound(s.ctx, method)
-	m, err := s.sess.Ask(ctx, func(b []byte) { s.ob.Send(b, false) }, method, p, s.timeout)
+	m, err := s.sess.Ask(ctx, s.ob, method, p, s.timeout)
 	switch {
 	case err != nil:
 	case m.Error != nil:

@@ -3,17 +3,17 @@ package specter
 import (
 	"context"
 	"encoding/json"
-	"net/http"
+	"slices"
 
 	"github.com/specter-mcp/specter/handlers"
-	"github.com/specter-mcp/specter/internal/modern"
-	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 // TasksExtension is the identifier of the MCP tasks extension (SEP-2663).
-const TasksExtension = "io.modelcontextprotocol/tasks"
+const TasksExtension = task.Extension
 
 // TaskSupport says whether a tool may run as a task.
 type TaskSupport uint8
@@ -22,68 +22,90 @@ type TaskSupport uint8
 const (
 	// TaskNone: the tool always answers within its request (default).
 	TaskNone TaskSupport = iota
-	// TaskOptional: when the client declared the tasks extension, the work
-	// of a NoReply becomes a task the client polls.
+	// TaskOptional: when the client asks for a task, the work of a
+	// NoReply becomes a task the client polls.
 	TaskOptional
-	// TaskRequired: the tool needs the tasks extension; calls without it
-	// fail with -32021.
+	// TaskRequired: the tool runs only as a task; other calls fail (-32021
+	// on the 2026-07-28 wire, -32601 in a session, as each revision says).
 	TaskRequired
 )
 
+// taskSupports spells each TaskSupport as execution.taskSupport does.
+var taskSupports = [...]string{"", task.Optional, task.Required}
+
 // Tasks sets a tool's task support. A task is what the work of a NoReply
-// becomes on the 2026-07-28 wire when the request declares the tasks
-// extension: the client gets a task id at once and polls tasks/get; input
-// the work asks for (Elicit, Sample, ListRoots) is requested through the
-// task and answered with tasks/update.
+// becomes when the client asks for one: on the 2026-07-28 wire by
+// declaring the tasks extension, in a session of revision 2025-11-25 by
+// a tools/call with a task member. The client gets a task id at once and
+// polls it (tasks/get), on any node of the deployment; input the work
+// asks for (Elicit, Sample, ListRoots) goes through the task.
 func Tasks(support TaskSupport) DeclOption {
 	return declOption(func(d *declaration) { d.tasks = support })
 }
 
-// tasksDeclared reports whether this request declared the tasks extension.
+// hasTaskTools reports whether a tool of cat may run as a task.
+func hasTaskTools(cat *catalog.Catalog[*declaration]) bool {
+	return slices.ContainsFunc(cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone })
+}
+
+// tasksDeclared reports whether this request asks for a task.
 func (x *exchange) tasksDeclared() bool {
+	if !x.modern() {
+		return x.c.req.task != nil && x.c.req.Version >= mcp.Version20251125
+	}
 	_, ok := x.c.req.ClientCapabilities.Extensions[TasksExtension]
-	return ok && x.modern()
+	return ok
 }
 
-func missingTasks() *jsonrpc.Error {
-	return jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: the %s extension", TasksExtension).
-		WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{TasksExtension: struct{}{}}}})
-}
-
-// startTask runs NoReply's work as a task and answers with the task's id.
-func (x *exchange) startTask(d *declaration, work func(*Stream) Result) handlers.Outcome {
-	ctx, cancel := context.WithCancel(context.WithoutCancel(x.c.ctx))
-	t := task.New(x.c.grant.principal, x.r.cfg.taskTTL, cancel)
-	x.r.tasks.Add(t) // pollable before the answer leaves
-	c := *x.c
-	c.ctx = ctx
-	c.stream = &Stream{ctx: ctx, ob: x.ob, req: x.c.req, task: t}
-	x.r.work.Add(1)
-	go func() {
-		defer x.r.work.Done()
-		defer cancel()
-		res := x.work(work, c.stream)
-		tx := *x
-		tx.c = &c
-		t.Finish(tx.outcome(tx.finish(d, res)))
-	}()
-	return handlers.Answer(t.View(false))
-}
-
-// serveTaskMethod answers tasks/get, tasks/update and tasks/cancel.
-func (r *Router) serveTaskMethod(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
-	if _, ok := call.Meta.ClientCapabilities.Extensions[TasksExtension]; !ok {
-		refusal.Write(w, m.ID, refusal.BadRequest(missingTasks()))
-		return
+// owner is who may see the tasks this request creates: its principal on
+// the 2026-07-28 wire, its session in the session era.
+func (x *exchange) owner() string {
+	if x.sess != nil {
+		return "s:" + x.sess.ID()
 	}
-	v, refused := r.tasks.Serve(m.Method, p.TaskID, c.grant.principal, p.InputResponses)
-	if refused != nil {
-		refusal.Write(w, m.ID, refused)
-		return
-	}
-	x := &exchange{r: r, c: &Context{grant: c.grant, req: &Request{Method: m.Method, modern: call}}}
-	x.decorate(v)
-	body, _ := json.Marshal(v)
-	w.Header().Set("Content-Type", "application/json")
-	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
+	return "p:" + x.c.grant.principal
 }
+
+// startTask runs a tool's work as a task and answers with the task; a
+// session's tasks end with it.
+func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
+	base, sess := context.WithoutCancel(x.c.ctx), x.sess
+	var notify func([]byte)
+	if sess != nil {
+		base, notify = sess.Context(), sess.Notify
+	}
+	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
+		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
+			tx, c := *x, *x.c
+			tx.c, c.ctx = &c, ctx
+			c.stream = &Stream{ctx: ctx, ob: x.ob, req: x.c.req, task: t}
+			if sess != nil {
+				c.stream.ob, c.stream.sess, c.stream.timeout = sess.GetStream(), sess, x.r.cfg.stateTTL
+			}
+			if res.kind == resultNoReply {
+				res = x.work(res.work, c.stream)
+			}
+			return tx.outcome(tx.finish(d, res))
+		})
+	if err != nil {
+		return handlers.Failed(x.internal(err))
+	}
+	return handlers.Answer(created.Reply(sess != nil))
+}
+
+// Task answers tasks/get, tasks/result and tasks/cancel in a session;
+// tasks/result waits for the task to end.
+func (x *exchange) Task(method, id string) handlers.Outcome {
+	answer := func() handlers.Outcome {
+		body, err := x.r.tasks.Answer(x.c.ctx, method, id, x.owner())
+		return handlers.Outcome{Result: body, Err: err}
+	}
+	if method != mcp.MethodTasksResult {
+		return answer()
+	}
+	go func() { x.respond(answer(), true) }()
+	return handlers.Outcome{Pending: true}
+}
+
+// Tasks lists the tasks of the session (tasks/list).
+func (x *exchange) Tasks() ([]*mcp.Task, error) { return x.r.tasks.Wires(x.owner()) }

@@ -34,7 +34,7 @@ type Backplane interface {
 	// TouchSession extends a session's life by ttl from now.
 	TouchSession(ctx context.Context, id string, ttl time.Duration) error
 	// SetField sets one field of a session: FieldLogLevel,
-	// FieldSubscriptions, or a data key (DataField(key)).
+	// FieldSubscriptions, FieldTopics, or a data key (DataField(key)).
 	SetField(ctx context.Context, id, field string, value json.RawMessage) error
 	// DeleteSession removes a session with its event buffers. It reports
 	// whether the session existed, so exactly one caller ends it.
@@ -56,6 +56,15 @@ type Backplane interface {
 	// gives it back.
 	Claim(ctx context.Context, key string, ttl time.Duration) (bool, error)
 	Release(ctx context.Context, key string) error
+
+	// PutTask stores a task's record until t.Expires, unless the record
+	// stored under its id is final: a task that ended stays as it ended,
+	// whichever node writes last. It reports whether it stored t.
+	PutTask(ctx context.Context, t *Task) (bool, error)
+	// LoadTask returns a task's record, or ErrNotFound once it expired.
+	LoadTask(ctx context.Context, id string) (*Task, error)
+	// ListTasks returns the live tasks of owner, in the order they expire.
+	ListTasks(ctx context.Context, owner string) ([]*Task, error)
 
 	// Admit readies a session for its owner's requests in one step, so
 	// that a request costs one round trip to a remote backplane. It gives
@@ -113,6 +122,7 @@ type Session struct {
 	Capabilities  json.RawMessage            `json:"capabilities,omitempty"`
 	LogLevel      int                        `json:"logLevel"`
 	Subscriptions []string                   `json:"subscriptions,omitempty"`
+	Topics        []string                   `json:"topics,omitempty"` // application topics (router Publish)
 	Data          map[string]json.RawMessage `json:"data,omitempty"`
 	Created       time.Time                  `json:"created"`
 }
@@ -121,6 +131,7 @@ type Session struct {
 const (
 	FieldLogLevel      = "logLevel"      // a JSON number
 	FieldSubscriptions = "subscriptions" // a JSON array of URIs
+	FieldTopics        = "topics"        // a JSON array of application topics
 	dataPrefix         = "data:"
 )
 
@@ -135,6 +146,16 @@ type Event struct {
 	Last bool `json:"l,omitempty"`
 }
 
+// Task is a task (MCP tasks) as the nodes share it: who may see it, when
+// it goes, and the router's state of it in Data.
+type Task struct {
+	ID      string          `json:"id"`
+	Owner   string          `json:"owner"`
+	Final   bool            `json:"final,omitempty"` // it ended: nothing replaces it
+	Expires time.Time       `json:"expires"`
+	Data    json.RawMessage `json:"data"`
+}
+
 // Message kinds.
 const (
 	KindNotify = "notify" // a change notification for listening clients
@@ -142,6 +163,8 @@ const (
 	KindCancel = "cancel" // notifications/cancelled for an in-flight request
 	KindWake   = "wake"   // a stream has new events
 	KindEnd    = "end"    // a session ended
+	KindTask   = "task"   // for the node running task Stream: Method tasks/cancel, or tasks/update with Data
+	KindTopic  = "topic"  // an application event on topic URI, with Data
 )
 
 // Message travels between nodes.

@@ -1,9 +1,11 @@
 package backplane
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +20,9 @@ type Memory struct {
 	subs     map[int]func(*Message)
 	nextSub  int
 	sweepAt  int // claims count at which expired claims are swept
+	tasks    map[string]*Task
+	owned    map[string]map[string]struct{} // task ids by owner
+	taskAt   int                            // tasks count at which expired tasks are swept
 	now      func() time.Time
 }
 
@@ -36,7 +41,8 @@ type memStream struct {
 
 // NewMemory returns an empty in-memory backplane.
 func NewMemory() *Memory {
-	return &Memory{sessions: map[string]*memSession{}, claims: map[string]time.Time{}, subs: map[int]func(*Message){}, now: time.Now}
+	return &Memory{sessions: map[string]*memSession{}, claims: map[string]time.Time{}, tasks: map[string]*Task{},
+		owned: map[string]map[string]struct{}{}, subs: map[int]func(*Message){}, now: time.Now}
 }
 
 func (m *Memory) live(id string) *memSession {
@@ -104,6 +110,7 @@ func (ms *memSession) copy() *Session {
 	c := ms.s
 	c.Data = copyData(ms.s.Data)
 	c.Subscriptions = append([]string(nil), ms.s.Subscriptions...)
+	c.Topics = append([]string(nil), ms.s.Topics...)
 	return &c
 }
 
@@ -137,6 +144,8 @@ func applyField(s *Session, field string, value json.RawMessage) error {
 		return json.Unmarshal(value, &s.LogLevel)
 	case field == FieldSubscriptions:
 		return json.Unmarshal(value, &s.Subscriptions)
+	case field == FieldTopics:
+		return json.Unmarshal(value, &s.Topics)
 	case strings.HasPrefix(field, dataPrefix):
 		if s.Data == nil {
 			s.Data = map[string]json.RawMessage{}
@@ -246,6 +255,70 @@ func (m *Memory) Release(_ context.Context, key string) error {
 	}
 	m.mu.Unlock()
 	return nil
+}
+
+// PutTask implements Backplane.
+func (m *Memory) PutTask(_ context.Context, t *Task) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if old := m.tasks[t.ID]; old != nil && old.Final && now.Before(old.Expires) {
+		return false, nil
+	}
+	if len(m.tasks) >= m.taskAt {
+		for id, old := range m.tasks {
+			if !now.Before(old.Expires) {
+				m.dropTask(id)
+			}
+		}
+		m.taskAt = max(1024, 2*len(m.tasks))
+	}
+	c := *t
+	m.tasks[t.ID] = &c
+	if m.owned[t.Owner] == nil {
+		m.owned[t.Owner] = map[string]struct{}{}
+	}
+	m.owned[t.Owner][t.ID] = struct{}{}
+	return true, nil
+}
+
+func (m *Memory) dropTask(id string) {
+	if t := m.tasks[id]; t != nil {
+		delete(m.owned[t.Owner], id)
+		if len(m.owned[t.Owner]) == 0 {
+			delete(m.owned, t.Owner)
+		}
+	}
+	delete(m.tasks, id)
+}
+
+// LoadTask implements Backplane.
+func (m *Memory) LoadTask(_ context.Context, id string) (*Task, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	t := m.tasks[id]
+	if t == nil || !m.now().Before(t.Expires) {
+		m.dropTask(id)
+		return nil, ErrNotFound
+	}
+	c := *t
+	return &c, nil
+}
+
+// ListTasks implements Backplane.
+func (m *Memory) ListTasks(_ context.Context, owner string) ([]*Task, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	out := make([]*Task, 0, len(m.owned[owner]))
+	for id := range m.owned[owner] {
+		if t := m.tasks[id]; now.Before(t.Expires) {
+			c := *t
+			out = append(out, &c)
+		}
+	}
+	slices.SortFunc(out, func(a, b *Task) int { return cmp.Or(a.Expires.Compare(b.Expires), strings.Compare(a.ID, b.ID)) })
+	return out, nil
 }
 
 // Admit implements Backplane.

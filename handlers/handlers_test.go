@@ -45,6 +45,9 @@ type fakeServer struct {
 	skills    []*mcp.Skill
 	skillSet  map[string]*skills.Skill // by the URI of its SKILL.md
 	skillsErr error                    // the server declares no skills
+
+	taskCall string
+	tasks    []*mcp.Task
 }
 
 var _ Server = (*fakeServer)(nil)
@@ -84,6 +87,11 @@ func (s *fakeServer) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 func (s *fakeServer) Discover() *mcp.DiscoverResult {
 	return &mcp.DiscoverResult{SupportedVersions: []string{mcp.LatestSessionVersion}}
 }
+func (s *fakeServer) Task(method, id string) Outcome {
+	s.taskCall = method + " " + id
+	return Answer(mcp.EmptyResult{})
+}
+func (s *fakeServer) Tasks() ([]*mcp.Task, error) { return s.tasks, nil }
 func (s *fakeServer) Subscribe(uri string, on bool) error {
 	s.subURI, s.subOn = uri, &on
 	return s.subErr
@@ -161,6 +169,7 @@ func TestLookup(t *testing.T) {
 		mcp.MethodPromptsList, mcp.MethodPromptsGet, mcp.MethodResourcesList,
 		mcp.MethodResourceTemplatesList, mcp.MethodResourcesRead,
 		mcp.MethodResourcesSubscribe, mcp.MethodResourcesUnsubscribe, mcp.MethodComplete,
+		mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel, mcp.MethodTasksList,
 	}
 	for _, m := range methods {
 		if f, ok := Lookup(m); !ok || f == nil {
@@ -875,5 +884,34 @@ func TestFind(t *testing.T) {
 		case tt.code != 0 && (e == nil || e.Code != tt.code || f != nil):
 			t.Errorf("Find(%q, %s, %v) = %v; want code %d", tt.method, tt.params, tt.inSession, e, tt.code)
 		}
+	}
+}
+
+func TestTaskMethods(t *testing.T) {
+	s := newServer(0, 2)
+	for _, method := range []string{mcp.MethodTasksGet, mcp.MethodTasksResult, mcp.MethodTasksCancel} {
+		f, _ := Lookup(method)
+		if out := f(s, json.RawMessage(`{"taskId":"t1"}`)); out.Err != nil || s.taskCall != method+" t1" {
+			t.Errorf("%s: %+v, called %q", method, out, s.taskCall)
+		}
+		if out := f(s, json.RawMessage(`{}`)); out.Err == nil || !strings.Contains(out.Err.Error(), "taskId") {
+			t.Errorf("%s without taskId: %v", method, out.Err)
+		}
+	}
+	for i := range 3 {
+		s.tasks = append(s.tasks, &mcp.Task{TaskID: fmt.Sprint("t", i), Status: "working"})
+	}
+	f, _ := Lookup(mcp.MethodTasksList)
+	out := f(s, nil)
+	page := out.Result.(*mcp.ListTasksResult)
+	if out.Err != nil || len(page.Tasks) != 2 || page.NextCursor == "" {
+		t.Fatalf("first page: %+v", out)
+	}
+	out = f(s, json.RawMessage(`{"cursor":"`+page.NextCursor+`"}`))
+	if page := out.Result.(*mcp.ListTasksResult); len(page.Tasks) != 1 || page.Tasks[0].TaskID != "t2" || page.NextCursor != "" {
+		t.Fatalf("second page: %+v", out)
+	}
+	if out := f(s, json.RawMessage(`{"cursor":"bogus"}`)); out.Err == nil {
+		t.Error("a bogus cursor was accepted")
 	}
 }

@@ -28,6 +28,11 @@ var session = map[string]Func{
 	mcp.MethodResourcesSubscribe:    subscribe,
 	mcp.MethodResourcesUnsubscribe:  unsubscribe,
 	mcp.MethodComplete:              complete,
+	// Tasks (2025-11-25).
+	mcp.MethodTasksGet:    taskMethod(mcp.MethodTasksGet),
+	mcp.MethodTasksResult: taskMethod(mcp.MethodTasksResult),
+	mcp.MethodTasksCancel: taskMethod(mcp.MethodTasksCancel),
+	mcp.MethodTasksList:   listTasks,
 }
 
 // modern lists the methods of the 2026-07-28 revision, except
@@ -266,6 +271,32 @@ func complete(s Server, params json.RawMessage) Outcome {
 		c.Values, c.Total, c.HasMore = c.Values[:MaxCompletionValues], &total, true
 	}
 	return Answer(&mcp.CompleteResult{Completion: *c})
+}
+
+// taskMethod answers tasks/get, tasks/result or tasks/cancel.
+func taskMethod(method string) Func {
+	return func(s Server, params json.RawMessage) Outcome {
+		var p struct {
+			TaskID string `json:"taskId"`
+		}
+		if err := decode(params, &p); err != nil {
+			return Failed(err)
+		}
+		if p.TaskID == "" {
+			return invalidParams(`Invalid params: "taskId" is required`)
+		}
+		return s.Task(method, p.TaskID)
+	}
+}
+
+func listTasks(s Server, params json.RawMessage) Outcome {
+	tasks, err := s.Tasks()
+	if err != nil {
+		return Failed(err)
+	}
+	return list(s, params, tasks, func(page []mcp.Task, next string) any {
+		return &mcp.ListTasksResult{Tasks: page, NextCursor: next}
+	})
 }
 
 // MaxCompletionValues is the most values one completion may carry (spec).

@@ -39,6 +39,11 @@ type Server interface {
 	Skills() ([]*mcp.Skill, error)
 	SkillAt(uri string) (*skills.Skill, error)
 
+	// Task answers tasks/get, tasks/result and tasks/cancel for a task
+	// of the caller's session; Tasks lists them (revision 2025-11-25).
+	Task(method, id string) Outcome
+	Tasks() ([]*mcp.Task, error)
+
 	// Discover describes the server for server/discover (2026-07-28).
 	Discover() *mcp.DiscoverResult
 }
@@ -55,6 +60,18 @@ type Outcome struct {
 	Result  any
 	Err     error
 	Pending bool
+}
+
+// Capabilities are what a server these handlers serve offers: logging,
+// completion, and tools, prompts and resources with change notifications
+// and resource subscriptions.
+func Capabilities() mcp.ServerCapabilities {
+	return mcp.ServerCapabilities{
+		Logging: &struct{}{}, Completions: &struct{}{},
+		Tools:     &mcp.ListChangedCapability{ListChanged: true},
+		Prompts:   &mcp.ListChangedCapability{ListChanged: true},
+		Resources: &mcp.ResourcesCapability{Subscribe: true, ListChanged: true},
+	}
 }
 
 // Answer returns an Outcome carrying the result v.

@@ -16,7 +16,7 @@ import (
 var (
 	paramMembers = []string{"name", "uri", "cursor", "arguments", "_meta", "inputResponses", "requestState",
 		"taskId", "ref", "argument", "context", "level", "protocolVersion", "capabilities", "clientInfo",
-		"requestId", "reason", "notifications"}
+		"requestId", "reason", "notifications", "task"}
 	metaMembers = []string{"progressToken", mcp.MetaProtocolVersion, mcp.MetaClientInfo,
 		mcp.MetaClientCapabilities, mcp.MetaLogLevel}
 )

@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -46,6 +47,10 @@ var resultDefs = map[string]string{
 	"resources/templates/list": "ListResourceTemplatesResult",
 	"resources/read":           "ReadResourceResult",
 	"completion/complete":      "CompleteResult",
+	"tasks/get":                "GetTaskResult",
+	"tasks/cancel":             "CancelTaskResult",
+	"tasks/list":               "ListTasksResult",
+	"tasks/result":             "GetTaskPayloadResult",
 }
 
 // checker validates every message a client receives against the official
@@ -94,6 +99,8 @@ func (k *checker) observe(request string, msg []byte) {
 		def = "ServerNotification"
 	case env.Method != "":
 		def = "ServerRequest"
+	case env.Result != nil && request == "tools/call" && bytes.HasPrefix(env.Result, []byte(`{"task":`)):
+		def, value = "CreateTaskResult", env.Result
 	case env.Result != nil && resultDefs[request] != "":
 		def, value = resultDefs[request], env.Result
 	}

@@ -10,6 +10,7 @@ type ServerCapabilities struct {
 	Prompts      *ListChangedCapability     `json:"prompts,omitempty"`
 	Resources    *ResourcesCapability       `json:"resources,omitempty"`
 	Tools        *ListChangedCapability     `json:"tools,omitempty"`
+	Tasks        json.RawMessage            `json:"tasks,omitempty"` // 2025-11-25
 	Extensions   map[string]json.RawMessage `json:"extensions,omitempty"`
 }
 

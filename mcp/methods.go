@@ -35,4 +35,7 @@ const (
 	MethodTasksGet               = "tasks/get"
 	MethodTasksUpdate            = "tasks/update"
 	MethodTasksCancel            = "tasks/cancel"
+	MethodTasksResult            = "tasks/result"
+	MethodTasksList              = "tasks/list"
+	NotificationTaskStatus       = "notifications/tasks/status"
 )

@@ -11,7 +11,15 @@ type Tool struct {
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 	Icons        []Icon           `json:"icons,omitempty"`
+	Execution    *ToolExecution   `json:"execution,omitempty"`
 	Meta         Meta             `json:"_meta,omitempty"`
+}
+
+// ToolExecution says how a tool runs (2025-11-25): TaskSupport is
+// "optional" or "required" for a tool that runs as a task, "forbidden"
+// or absent otherwise.
+type ToolExecution struct {
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // ToolAnnotations are hints about a tool's behaviour. Clients must not rely

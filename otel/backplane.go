@@ -75,6 +75,21 @@ func (c *countingBackplane) Release(ctx context.Context, key string) error {
 	return c.count("release", c.bp.Release(ctx, key))
 }
 
+func (c *countingBackplane) PutTask(ctx context.Context, t *backplane.Task) (bool, error) {
+	ok, err := c.bp.PutTask(ctx, t)
+	return ok, c.count("put_task", err)
+}
+
+func (c *countingBackplane) LoadTask(ctx context.Context, id string) (*backplane.Task, error) {
+	t, err := c.bp.LoadTask(ctx, id)
+	return t, c.count("load_task", err)
+}
+
+func (c *countingBackplane) ListTasks(ctx context.Context, owner string) ([]*backplane.Task, error) {
+	ts, err := c.bp.ListTasks(ctx, owner)
+	return ts, c.count("list_tasks", err)
+}
+
 func (c *countingBackplane) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
 	s, got, err := c.bp.Admit(ctx, id, ttl, claims, release)
 	return s, got, c.count("admit", err)

@@ -37,9 +37,10 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 		}
 		must(t, b.SetField(ctx, "s1", backplane.FieldLogLevel, json.RawMessage(`4`)))
 		must(t, b.SetField(ctx, "s1", backplane.FieldSubscriptions, json.RawMessage(`["a://x"]`)))
+		must(t, b.SetField(ctx, "s1", backplane.FieldTopics, json.RawMessage(`["orders","prices"]`)))
 		must(t, b.SetField(ctx, "s1", backplane.DataField("cart"), json.RawMessage(`{"items":2}`)))
 		got, _ = a.LoadSession(ctx, "s1")
-		if got.LogLevel != 4 || len(got.Subscriptions) != 1 || string(got.Data["cart"]) != `{"items":2}` {
+		if got.LogLevel != 4 || len(got.Subscriptions) != 1 || len(got.Topics) != 2 || got.Topics[1] != "prices" || string(got.Data["cart"]) != `{"items":2}` {
 			t.Fatalf("fields: %+v", got)
 		}
 		if err := a.SetField(ctx, "nope", backplane.FieldLogLevel, json.RawMessage(`1`)); !errors.Is(err, backplane.ErrNotFound) {
@@ -162,6 +163,49 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 		must(t, a.Release(ctx, "k"))
 		if ok, _ := b.Claim(ctx, "k", time.Minute); !ok {
 			t.Fatal("released key not claimable")
+		}
+	})
+	t.Run("tasks", func(t *testing.T) {
+		a, b := newBP(t)
+		if _, err := b.LoadTask(ctx, "nope"); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("load unknown task: %v", err)
+		}
+		exp := time.Now().Add(time.Minute).Truncate(time.Millisecond)
+		put := func(bp backplane.Backplane, id, owner, data string, final bool, exp time.Time) bool {
+			t.Helper()
+			ok, err := bp.PutTask(ctx, &backplane.Task{ID: id, Owner: owner, Final: final, Expires: exp, Data: json.RawMessage(data)})
+			must(t, err)
+			return ok
+		}
+		if !put(a, "t1", "u1", `{"status":"working"}`, false, exp) || !put(b, "t1", "u1", `{"status":"input_required"}`, false, exp) {
+			t.Fatal("a task that did not end was not replaced")
+		}
+		got, err := a.LoadTask(ctx, "t1")
+		if err != nil || got.Owner != "u1" || string(got.Data) != `{"status":"input_required"}` || !got.Expires.Equal(exp) {
+			t.Fatalf("load from the other node: %+v %v", got, err)
+		}
+		if !put(b, "t1", "u1", `{"status":"cancelled"}`, true, exp) || put(a, "t1", "u1", `{"status":"completed"}`, true, exp) {
+			t.Fatal("a final task was replaced")
+		}
+		if got, _ := a.LoadTask(ctx, "t1"); string(got.Data) != `{"status":"cancelled"}` || !got.Final {
+			t.Fatalf("final task: %+v", got)
+		}
+		put(a, "t0", "u1", `{}`, false, exp.Add(-time.Second))
+		put(a, "t2", "u2", `{}`, false, exp)
+		put(a, "t3", "u1", `{}`, true, time.Now().Add(1200*time.Millisecond))
+		list, err := b.ListTasks(ctx, "u1")
+		if err != nil || len(list) != 3 || list[0].ID != "t3" || list[1].ID != "t0" || list[2].ID != "t1" {
+			t.Fatalf("list u1: %+v %v", list, err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		if _, err := b.LoadTask(ctx, "t3"); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("an expired task loads: %v", err)
+		}
+		if list, _ := a.ListTasks(ctx, "u1"); len(list) != 2 {
+			t.Fatalf("an expired task is listed: %+v", list)
+		}
+		if list, _ := a.ListTasks(ctx, "nobody"); len(list) != 0 {
+			t.Fatalf("tasks of nobody: %+v", list)
 		}
 	})
 	t.Run("messages", func(t *testing.T) {

@@ -8,7 +8,8 @@
 //
 //	specter:{<sid>}:session          hash: id, version, principal, client,
 //	                                 capabilities, logLevel, subscriptions,
-//	                                 created, and "data:<key>" per data key
+//	                                 topics, created, and "data:<key>" per
+//	                                 data key
 //	specter:{<sid>}:streams          set: names of the session's streams
 //	specter:{<sid>}:stream:<name>    list: the buffered events, JSON
 //	specter:{<sid>}:meta:<name>      hash: size (bytes of event data held),

@@ -14,9 +14,9 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 )
 
-// Fields of the session hash, besides backplane.FieldLogLevel and
-// backplane.FieldSubscriptions. The field of a data key is
-// backplane.DataField(key), which starts with dataPrefix.
+// Fields of the session hash, besides backplane.FieldLogLevel,
+// backplane.FieldSubscriptions and backplane.FieldTopics. The field of a
+// data key is backplane.DataField(key), which starts with dataPrefix.
 const (
 	fieldID           = "id"
 	fieldVersion      = "version"
@@ -214,6 +214,8 @@ func decodeSession(h map[string]string) (*backplane.Session, error) {
 			s.LogLevel, err = strconv.Atoi(v)
 		case f == backplane.FieldSubscriptions:
 			err = json.Unmarshal([]byte(v), &s.Subscriptions)
+		case f == backplane.FieldTopics:
+			err = json.Unmarshal([]byte(v), &s.Topics)
 		case f == fieldCreated:
 			err = s.Created.UnmarshalText([]byte(v))
 		case strings.HasPrefix(f, dataPrefix):
@@ -328,7 +330,7 @@ func fieldValue(field string, value json.RawMessage) ([]byte, error) {
 			return nil, fmt.Errorf("field %q: %w", field, err)
 		}
 		return strconv.AppendInt(nil, int64(level), 10), nil
-	case field == backplane.FieldSubscriptions:
+	case field == backplane.FieldSubscriptions || field == backplane.FieldTopics:
 		var subs []string
 		if err := json.Unmarshal(value, &subs); err != nil {
 			return nil, fmt.Errorf("field %q: %w", field, err)

@@ -1,6 +1,11 @@
 package access
 
-import "testing"
+import (
+	"strings"
+	"testing"
+
+	"github.com/specter-mcp/specter/principal"
+)
 
 func set(names ...string) map[string]struct{} {
 	m := map[string]struct{}{}
@@ -38,5 +43,30 @@ func TestPermits(t *testing.T) {
 				t.Errorf("Filtered() = %t, want %t", got, tc.filt)
 			}
 		})
+	}
+}
+
+func TestAllows(t *testing.T) {
+	reader := &principal.Principal{ID: "r", Scopes: []string{"files:read"}}
+	onlyR := func(p *principal.Principal) bool { return p != nil && p.ID == "r" }
+	tests := []struct {
+		caller  *principal.Principal
+		scopes  []string
+		policy  func(*principal.Principal) bool
+		ok      bool
+		missing string
+	}{
+		{nil, nil, nil, true, ""},
+		{nil, []string{"files:read"}, nil, false, "files:read"},
+		{reader, []string{"files:read", "files:write", "admin"}, nil, false, "files:write admin"},
+		{reader, []string{"files:read"}, onlyR, true, ""},
+		{&principal.Principal{ID: "x"}, nil, onlyR, false, ""},
+		{nil, nil, onlyR, false, ""},
+	}
+	for _, tt := range tests {
+		ok, missing := Allows(tt.caller, tt.scopes, tt.policy)
+		if ok != tt.ok || strings.Join(missing, " ") != tt.missing {
+			t.Errorf("Allows(%v, %q) = %v %q; want %v %q", tt.caller, tt.scopes, ok, missing, tt.ok, tt.missing)
+		}
 	}
 }

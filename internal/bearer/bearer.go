@@ -64,32 +64,6 @@ func Challenge(resourceMetadataURL string, scopes []string, errCode string) stri
 	return b.String()
 }
 
-// Refusal is the challenge of a refusal of req with status: for 401,
-// with error invalid_token when req carried credentials (RFC 6750 §3.1
-// wants no code when it carried none); for 403, insufficient_scope naming
-// scope; "" for a 403 without scope and other statuses.
-func Refusal(req *http.Request, status int, scope, fallback string) string {
-	switch {
-	case status == http.StatusUnauthorized && req.Header.Get("Authorization") != "":
-		return For(req, CodeInvalidToken, scope, fallback)
-	case status == http.StatusUnauthorized:
-		return For(req, "", scope, fallback)
-	case status == http.StatusForbidden && scope != "":
-		return For(req, CodeInsufficientScope, scope, fallback)
-	}
-	return ""
-}
-
-// For builds the challenge answering req: it names the metadata URL in
-// req's context, or else fallback, and the space-separated scope.
-func For(req *http.Request, code, scope, fallback string) string {
-	url := ResourceMetadata(req.Context())
-	if url == "" {
-		url = fallback
-	}
-	return Challenge(url, strings.Fields(scope), code)
-}
-
 type metadataKey struct{}
 
 // WithResourceMetadata returns ctx carrying url, the protected resource
@@ -103,4 +77,27 @@ func WithResourceMetadata(ctx context.Context, url string) context.Context {
 func ResourceMetadata(ctx context.Context) string {
 	url, _ := ctx.Value(metadataKey{}).(string)
 	return url
+}
+
+// Refusal returns the challenge that goes with refusing req with status,
+// or "" for none: a 401 always has one, with error code invalid_token when
+// req carried credentials (RFC 6750 §3.1 asks for none otherwise); a 403
+// has one, insufficient_scope, when scope names what was missing. It names
+// the metadata URL in req's context (see ResourceMetadata), else fallback.
+func Refusal(req *http.Request, status int, scope, fallback string) string {
+	code := ""
+	switch {
+	case status == http.StatusUnauthorized && req.Header.Get("Authorization") != "":
+		code = CodeInvalidToken
+	case status == http.StatusUnauthorized:
+	case status == http.StatusForbidden && scope != "":
+		code = CodeInsufficientScope
+	default:
+		return ""
+	}
+	url := ResourceMetadata(req.Context())
+	if url == "" {
+		url = fallback
+	}
+	return Challenge(url, strings.Fields(scope), code)
 }

@@ -45,27 +45,26 @@ func TestResourceMetadataContext(t *testing.T) {
 }
 
 func TestRefusal(t *testing.T) {
-	anon := httptest.NewRequest(http.MethodPost, "/mcp", nil)
-	withToken := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	bare := httptest.NewRequest(http.MethodPost, "/", nil)
+	withToken := httptest.NewRequest(http.MethodPost, "/", nil)
 	withToken.Header.Set("Authorization", "Bearer x")
-	fromAuth := anon.WithContext(bearer.WithResourceMetadata(anon.Context(), metadata))
-	const fallback = "https://fallback.example/meta"
+	named := bare.WithContext(bearer.WithResourceMetadata(bare.Context(), metadata))
 	tests := []struct {
 		req    *http.Request
 		status int
 		scope  string
 		want   string
 	}{
-		{anon, 401, "", `Bearer resource_metadata="` + fallback + `"`},
-		{withToken, 401, "", `Bearer resource_metadata="` + fallback + `", error="invalid_token"`},
-		{fromAuth, 401, "", `Bearer resource_metadata="` + metadata + `"`},
-		{anon, 403, "a b", `Bearer resource_metadata="` + fallback + `", scope="a b", error="insufficient_scope"`},
-		{anon, 403, "", ""},
-		{anon, 429, "a", ""},
+		{bare, http.StatusUnauthorized, "", `Bearer resource_metadata="https://fallback"`},
+		{withToken, http.StatusUnauthorized, "", `Bearer resource_metadata="https://fallback", error="invalid_token"`},
+		{named, http.StatusUnauthorized, "", `Bearer resource_metadata="` + metadata + `"`},
+		{bare, http.StatusForbidden, "", ``},
+		{bare, http.StatusForbidden, "a b", `Bearer resource_metadata="https://fallback", scope="a b", error="insufficient_scope"`},
+		{bare, http.StatusTooManyRequests, "a", ``},
 	}
 	for _, tc := range tests {
-		if got := bearer.Refusal(tc.req, tc.status, tc.scope, fallback); got != tc.want {
-			t.Errorf("Refusal(%d, %q)\n got %s\nwant %s", tc.status, tc.scope, got, tc.want)
+		if got := bearer.Refusal(tc.req, tc.status, tc.scope, "https://fallback"); got != tc.want {
+			t.Errorf("Refusal(%d, %q) = %s; want %s", tc.status, tc.scope, got, tc.want)
 		}
 	}
 }

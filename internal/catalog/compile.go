@@ -49,6 +49,7 @@ type Spec struct {
 	Typed        *params.Schema // a typed declaration's schema, made from its struct
 	Completed    []string       // the arguments given a completer
 	Listed       bool           // a List handler is set
+	TaskSupport  string         // a tool's execution.taskSupport: "optional", "required" or ""
 }
 
 // Compiled is what Compile builds, once per declaration.
@@ -122,6 +123,9 @@ func (c *Compiled) tool(s *Spec) error {
 		Name: s.Name, Title: s.Title, Description: s.Description,
 		InputSchema: c.Schema.JSON(), OutputSchema: s.OutputSchema,
 		Annotations: s.Annotations, Icons: s.Icons, Meta: s.Meta,
+	}
+	if s.TaskSupport != "" {
+		c.Tool.Execution = &mcp.ToolExecution{TaskSupport: s.TaskSupport}
 	}
 	return nil
 }

@@ -8,10 +8,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -28,6 +30,9 @@ type Config struct {
 	Log       zerolog.Logger
 	// Ended runs once per session that ended, with the reason; nil: nothing.
 	Ended func(s *session.Session, reason string)
+	// Unsubscribed runs, before Ended, for each resource subscription the
+	// session still held; nil: nothing. A panic in it is logged.
+	Unsubscribed func(s *session.Session, uri string)
 }
 
 // Sessions finds and ends sessions for one node.
@@ -64,8 +69,8 @@ func (c *Sessions) Lookup(ctx context.Context, id string) (*session.Session, err
 
 // Admit readies a session for its owner's POST, GET or DELETE (see
 // session.Session.Admit): one backplane call. A record that is gone ends
-// this node's side of the session; on an in-process backplane that is the
-// session's end, with reason expired.
+// the session: on an in-process backplane with reason expired, on a shared
+// one with the reason it was lost for, told by one node.
 func (c *Sessions) Admit(ctx context.Context, s *session.Session, msgs []*jsonrpc.Message, expired string) error {
 	if !c.cfg.Local {
 		var cancel context.CancelFunc
@@ -74,11 +79,10 @@ func (c *Sessions) Admit(ctx context.Context, s *session.Session, msgs []*jsonrp
 	}
 	err := s.Admit(ctx, msgs)
 	if errors.Is(err, backplane.ErrNotFound) {
-		if c.cfg.Local {
-			c.Finish(s, expired)
-		} else {
-			s.Stop()
+		if !c.cfg.Local {
+			expired = s.LostReason() // unless another node ended it and said so
 		}
+		c.Finish(s, expired)
 	}
 	return err
 }
@@ -92,12 +96,30 @@ func (c *Sessions) End(s *session.Session, reason string) error {
 	if err != nil {
 		return err
 	}
+	if existed && !c.cfg.Local {
+		// Nodes that find the record gone before this message arrives
+		// do not tell the application a second time (Finish).
+		_, _ = c.cfg.Backplane.Claim(ctx, "end:"+s.ID(), time.Hour)
+	}
 	_ = c.cfg.Backplane.Publish(ctx, &backplane.Message{Kind: backplane.KindEnd, Session: s.ID()})
 	s.Stop()
 	if existed {
 		c.ended(s, reason)
 	}
 	return nil
+}
+
+// Shutdown lets go of this node's sessions as it shuts down: on an
+// in-process backplane they die with the process and end with reason;
+// on a shared one other nodes go on serving them.
+func (c *Sessions) Shutdown(reason string) {
+	for _, s := range c.cfg.Sessions.All() {
+		if c.cfg.Local {
+			_ = c.End(s, reason)
+		} else {
+			s.Stop()
+		}
+	}
 }
 
 // Finish ends a session whose record already expired. Ended runs once: on
@@ -119,6 +141,14 @@ func (c *Sessions) Finish(s *session.Session, reason string) {
 
 func (c *Sessions) ended(s *session.Session, reason string) {
 	c.cfg.Log.Debug().Str("session", s.ID()).Str("reason", reason).Msg("mcp session ended")
+	for _, uri := range s.Subscriptions() {
+		if c.cfg.Unsubscribed == nil {
+			break
+		}
+		if err := guard.Run(func() { c.cfg.Unsubscribed(s, uri) }); err != nil {
+			c.cfg.Log.Error().Err(err).Str("session", s.ID()).Str("uri", uri).Msg("mcp unsubscribe hook failed")
+		}
+	}
 	if c.cfg.Ended != nil {
 		c.cfg.Ended(s, reason)
 	}
@@ -131,15 +161,53 @@ func (c *Sessions) Subscribed(s *session.Session, uri string) bool {
 	if !s.HasGetStream() {
 		return false // no stream to deliver on here
 	}
-	if !c.cfg.Local {
-		ctx, cancel := c.cfg.Streams.Context()
-		rec, err := c.cfg.Backplane.LoadSession(ctx, s.ID())
-		cancel()
-		if err == nil {
-			s.Refresh(rec)
+	c.refresh(s)
+	return s.Subscribed(uri)
+}
+
+// refresh takes a shared backplane's latest record of s: a client may
+// have changed it through another node.
+func (c *Sessions) refresh(s *session.Session) {
+	if c.cfg.Local {
+		return
+	}
+	ctx, cancel := c.cfg.Streams.Context()
+	defer cancel()
+	if rec, err := c.cfg.Backplane.LoadSession(ctx, s.ID()); err == nil {
+		s.Refresh(rec)
+	}
+}
+
+// Followers returns the sessions that take an application event of
+// topic on this node: those subscribed to it, on a shared backplane only
+// where their GET stream is open, so that each runs the event once, where
+// its client listens.
+func (c *Sessions) Followers(topic string) []*session.Session {
+	var out []*session.Session
+	for _, s := range c.cfg.Sessions.All() {
+		if !c.cfg.Local && !s.HasGetStream() {
+			continue
+		}
+		if c.refresh(s); s.Follows(topic) {
+			out = append(out, s)
 		}
 	}
-	return s.Subscribed(uri)
+	return out
+}
+
+// Publish sends an application event, data (anything that encodes to
+// JSON) on topic, to every node (see Followers).
+func (c *Sessions) Publish(topic string, data any) error {
+	raw, err := json.Marshal(data)
+	if err == nil {
+		ctx, cancel := c.cfg.Streams.Context()
+		defer cancel()
+		err = c.cfg.Backplane.Publish(ctx, &backplane.Message{Kind: backplane.KindTopic, URI: topic, Data: raw})
+	}
+	if err != nil {
+		return fmt.Errorf("specter: publish on %q: %w", topic, err)
+	}
+	return nil
 }
 
 // Reaches reports whether notification m is for principal's streams: a

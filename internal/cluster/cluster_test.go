@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,7 +30,13 @@ func node(t *testing.T, bp backplane.Backplane, local bool, ended *[]string) (*c
 	tab := session.NewTable(session.Config{Backplane: bp, Local: local, Streams: streams, Timeout: time.Minute,
 		Node: "n1", Log: zerolog.Nop(), Publish: func(*backplane.Message) {}})
 	c := cluster.New(cluster.Config{Backplane: bp, Local: local, Sessions: tab, Streams: streams, Log: zerolog.Nop(),
-		Ended: func(s *session.Session, reason string) { *ended = append(*ended, s.ID()+" "+reason) }})
+		Ended: func(s *session.Session, reason string) { *ended = append(*ended, s.ID()+" "+reason) },
+		Unsubscribed: func(s *session.Session, uri string) {
+			if uri == "app://panics" {
+				panic("the hook failed")
+			}
+			*ended = append(*ended, s.ID()+" unsubscribed "+uri)
+		}})
 	t.Cleanup(func() {
 		for _, s := range tab.All() {
 			s.Stop()
@@ -86,14 +94,14 @@ func TestSharedLookupSeesAnotherNodesSession(t *testing.T) {
 	bp := backplane.NewMemory()
 	defer bp.Close()
 	var endedA, endedB []string
-	_, tabA := node(t, bp, false, &endedA)
+	a, tabA := node(t, bp, false, &endedA)
 	b, _ := node(t, bp, false, &endedB)
 	s := create(t, tabA)
 	got, err := b.Lookup(context.Background(), s.ID())
 	if err != nil || got == nil || got == s || got.Principal() != "alice" {
 		t.Fatalf("Lookup on another node = %v, %v; want its own copy", got, err)
 	}
-	if _, err := bp.DeleteSession(context.Background(), s.ID()); err != nil {
+	if err := a.End(s, "client"); err != nil { // B misses the message that says so
 		t.Fatal(err)
 	}
 	// The copy a node holds is checked when its owner's request is admitted.
@@ -101,9 +109,23 @@ func TestSharedLookupSeesAnotherNodesSession(t *testing.T) {
 		t.Fatalf("Admit after the record went = %v; want ErrNotFound", err)
 	}
 	b.Finish(got, "timeout")
-	b.Finish(got, "timeout")
-	if len(endedB) != 0 {
-		t.Fatalf("a session Admit already stopped ended again: %q", endedB)
+	if len(endedA) != 1 || len(endedB) != 0 {
+		t.Fatalf("a session ended on A ended again on B: %q %q", endedA, endedB)
+	}
+
+	// A record the backplane lost under a session in use ends it, once,
+	// with the error reason.
+	s = create(t, tabA)
+	if got, err = b.Lookup(context.Background(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := bp.DeleteSession(context.Background(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	_ = b.Admit(context.Background(), got, nil, "timeout")
+	_ = a.Admit(context.Background(), s, nil, "timeout")
+	if len(endedB) != 1 || endedB[0] != s.ID()+" error" || len(endedA) != 1 {
+		t.Fatalf("a lost session ended %q on B, %q on A; want one error end", endedB, endedA)
 	}
 }
 
@@ -151,5 +173,102 @@ func TestRefusal(t *testing.T) {
 	}
 	if got := cluster.Refusal(errors.New("redis down")); got != refusal.StorageUnavailable {
 		t.Errorf("a backplane failure is refused with %v", got)
+	}
+}
+
+func TestFollowers(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var ended []string
+	local, tab := node(t, bp, true, &ended)
+	s := create(t, tab)
+	create(t, tab) // not subscribed
+	if err := s.Follow("orders", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := local.Followers("orders"); len(got) != 1 || got[0] != s {
+		t.Fatalf("in process: %v; want the subscribed session, stream or not", got)
+	}
+
+	// On a shared backplane, a session subscribed through another node
+	// takes the event where its GET stream is open, and only there.
+	a, tabA := node(t, bp, false, &ended)
+	b, _ := node(t, bp, false, &ended)
+	s = create(t, tabA)
+	onB, err := b.Lookup(context.Background(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := onB.Follow("prices", true); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Followers("prices"); len(got) != 0 {
+		t.Fatalf("no GET stream on A, yet A takes the event: %v", got)
+	}
+	s.GetStream()
+	if got := a.Followers("prices"); len(got) != 1 || got[0] != s {
+		t.Fatalf("GET stream on A: %v", got)
+	}
+}
+
+func TestShutdown(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var endedLocal, endedShared []string
+	local, tabL := node(t, bp, true, &endedLocal)
+	s := create(t, tabL)
+	local.Shutdown("shutdown")
+	if len(endedLocal) != 1 || endedLocal[0] != s.ID()+" shutdown" || tabL.Len() != 0 {
+		t.Fatalf("in process: ended %q, %d held; want the session ended", endedLocal, tabL.Len())
+	}
+	shared, tabS := node(t, bp, false, &endedShared)
+	s = create(t, tabS)
+	shared.Shutdown("shutdown")
+	if len(endedShared) != 0 || tabS.Len() != 0 {
+		t.Fatalf("shared: ended %q, %d held; want the session let go, not ended", endedShared, tabS.Len())
+	}
+	if _, err := bp.LoadSession(context.Background(), s.ID()); err != nil {
+		t.Fatalf("shared: the record went: %v", err)
+	}
+}
+
+func TestPublishReachesEveryNode(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var ended []string
+	c, _ := node(t, bp, false, &ended)
+	got := make(chan *backplane.Message, 1)
+	stop, err := bp.Subscribe(func(m *backplane.Message) { got <- m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := c.Publish("orders", map[string]int{"id": 7}); err != nil {
+		t.Fatal(err)
+	}
+	if m := <-got; m.Kind != backplane.KindTopic || m.URI != "orders" || string(m.Data) != `{"id":7}` {
+		t.Fatalf("published %+v", m)
+	}
+	if err := c.Publish("orders", func() {}); err == nil || !strings.Contains(err.Error(), `publish on "orders"`) {
+		t.Fatalf("data that does not encode: %v", err)
+	}
+}
+
+func TestEndRunsTheUnsubscribeHookForWhatIsLeft(t *testing.T) {
+	bp := backplane.NewMemory()
+	defer bp.Close()
+	var ended []string
+	c, tab := node(t, bp, true, &ended)
+	s := create(t, tab)
+	for _, uri := range []string{"app://panics", "app://a"} {
+		if err := s.Subscribe(uri, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.End(s, "client"); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{s.ID() + " unsubscribed app://a", s.ID() + " client"}; !slices.Equal(ended, want) {
+		t.Fatalf("ended %q; want %q", ended, want)
 	}
 }

@@ -18,6 +18,7 @@ type Params struct {
 	Arguments     json.RawMessage // as sent
 	Meta          json.RawMessage // a JSON object, or nil
 	ProgressToken json.RawMessage // _meta.progressToken as sent, or nil
+	Task          json.RawMessage // a task-augmented request's task (2025-11-25), or nil
 }
 
 type members struct {
@@ -26,6 +27,7 @@ type members struct {
 	Cursor    string          `json:"cursor"`
 	Arguments json.RawMessage `json:"arguments"`
 	Meta      json.RawMessage `json:"_meta"`
+	Task      json.RawMessage `json:"task"`
 }
 
 // Read reads params; params that are no JSON object, or do not decode,
@@ -44,7 +46,7 @@ func decode(params json.RawMessage, token bool) Params {
 	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &m) != nil {
 		return Params{}
 	}
-	p := Params{Name: m.Name, Cursor: m.Cursor, Arguments: m.Arguments}
+	p := Params{Name: m.Name, Cursor: m.Cursor, Arguments: m.Arguments, Task: Token(m.Task)}
 	if m.URI != "" {
 		p.Name = m.URI
 	}
@@ -72,7 +74,7 @@ func Token(raw json.RawMessage) json.RawMessage {
 
 // names are the members Read looks at, and those it reads in _meta.
 var (
-	names     = []string{"name", "uri", "cursor", "arguments", "_meta"}
+	names     = []string{"name", "uri", "cursor", "arguments", "_meta", "task"}
 	metaNames = []string{"progressToken"}
 )
 
@@ -104,6 +106,9 @@ func readPlain(params json.RawMessage, token bool) (p Params, ok bool) {
 			continue
 		case "_meta":
 			p.Meta = value
+			continue
+		case "task":
+			p.Task = Token(value)
 			continue
 		default:
 			if folds(key, names) {

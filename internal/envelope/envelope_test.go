@@ -19,6 +19,7 @@ func TestRead(t *testing.T) {
 		{"a tool call", `{"name":"echo","arguments":{"a":1}}`, true, Params{Name: "echo", Arguments: json.RawMessage(`{"a":1}`)}},
 		{"a read names its URI", `{"name":"n","uri":"a://b"}`, true, Params{Name: "a://b"}},
 		{"a page", `{"cursor":"c2"}`, true, Params{Cursor: "c2"}},
+		{"a task-augmented call", `{"name":"job","task":{"ttl":60000}}`, true, Params{Name: "job", Task: json.RawMessage(`{"ttl":60000}`)}},
 		{"_meta not an object", `{"_meta":[]}`, true, Params{}},
 		{"a progress token", `{"_meta":{"progressToken":7}}`, true,
 			Params{Meta: json.RawMessage(`{"progressToken":7}`), ProgressToken: json.RawMessage(`7`)}},

@@ -37,6 +37,18 @@ type Call struct {
 	counters map[string]int
 }
 
+// Client returns the protocol version, the client's info and its
+// capabilities as the request's _meta tells them.
+func (c *Call) Client() (version string, info mcp.Implementation, caps mcp.ClientCapabilities) {
+	if c.Meta.ClientInfo != nil {
+		info = *c.Meta.ClientInfo
+	}
+	if c.Meta.ClientCapabilities != nil {
+		caps = *c.Meta.ClientCapabilities
+	}
+	return c.Meta.ProtocolVersion, info, caps
+}
+
 // Key names a question: key if it is set, else the method's first word
 // numbered in the order of asking ("elicitation-1", "sampling-1",
 // "roots-1"), stable as long as a handler asks the same questions in the

@@ -153,3 +153,14 @@ func TestCapability(t *testing.T) {
 		}
 	}
 }
+
+func TestClient(t *testing.T) {
+	v, info, caps := (&Call{Meta: mcp.RequestMeta{ProtocolVersion: "2026-07-28"}}).Client()
+	if v != "2026-07-28" || info.Name != "" || caps.Sampling != nil {
+		t.Errorf("no client info: %q %+v %+v", v, info, caps)
+	}
+	c := &Call{Meta: mcp.RequestMeta{ClientInfo: &mcp.Implementation{Name: "c"}, ClientCapabilities: &mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}}}
+	if _, info, caps := c.Client(); info.Name != "c" || caps.Sampling == nil {
+		t.Errorf("client info: %+v %+v", info, caps)
+	}
+}

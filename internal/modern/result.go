@@ -1,6 +1,7 @@
 package modern
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -76,4 +77,27 @@ func Error(e *jsonrpc.Error) *jsonrpc.Error {
 	c := *e
 	c.Code = jsonrpc.CodeInvalidParams
 	return &c
+}
+
+// Identifiers of the extensions a server may declare.
+const (
+	TasksExtension  = "io.modelcontextprotocol/tasks"  // SEP-2663
+	SkillsExtension = "io.modelcontextprotocol/skills" // SEP-2640
+)
+
+// Extensions returns the extensions server/discover declares, nil for
+// none. Declaring one commits the server to its methods: a server with no
+// task tool or no skill has nothing to serve through them.
+func Extensions(tasks, skills bool) map[string]json.RawMessage {
+	m := map[string]json.RawMessage{}
+	if tasks {
+		m[TasksExtension] = json.RawMessage(`{}`)
+	}
+	if skills {
+		m[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
+	}
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }

@@ -244,3 +244,16 @@ func FuzzSameNumber(f *testing.F) {
 		}
 	})
 }
+
+func TestExtensions(t *testing.T) {
+	if got := Extensions(false, false); got != nil {
+		t.Errorf("no extension: %v", got)
+	}
+	got, _ := json.Marshal(Extensions(true, true))
+	if want := `{"io.modelcontextprotocol/skills":{"directoryRead":true},"io.modelcontextprotocol/tasks":{}}`; string(got) != want {
+		t.Errorf("both: %s; want %s", got, want)
+	}
+	if got := Extensions(false, true); len(got) != 1 || got[TasksExtension] != nil {
+		t.Errorf("skills only: %v", got)
+	}
+}

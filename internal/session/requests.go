@@ -7,9 +7,43 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
+
+// What Ask's error wraps when no answer came.
+var (
+	ErrInputTimeout = errors.New("specter: the client did not answer in time")
+	ErrEnded        = errors.New("specter: the session ended before the client answered")
+)
+
+// Ask sends the client a request on ob and waits for its answer, for
+// timeout (an error wrapping ErrInputTimeout), or for ctx to end (one
+// wrapping ErrEnded when the session ended). When it stops waiting it
+// tells the client it need not answer.
+func (s *Session) Ask(ctx context.Context, ob *stream.Stream, method string, params []byte, timeout time.Duration) (*jsonrpc.Message, error) {
+	id, ch := s.Await()
+	ob.Send(jsonrpc.AppendRequest(nil, id, method, params), false)
+	wait := time.NewTimer(timeout)
+	defer wait.Stop()
+	var why error
+	select {
+	case m := <-ch:
+		return m, nil
+	case <-wait.C:
+		why = fmt.Errorf("%w: %s got no answer within %v", ErrInputTimeout, method, timeout)
+	case <-ctx.Done():
+		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
+		if s.ctx.Err() != nil {
+			why = fmt.Errorf("%w: %s", ErrEnded, method)
+		}
+	}
+	s.Forget(id)
+	p, _ := json.Marshal(&mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
+	ob.Send(jsonrpc.AppendRequest(nil, nil, mcp.NotificationCancelled, p), false)
+	return nil, why
+}
 
 // Begin registers an in-flight request id; cancel stops it. It fails for
 // an id already in flight in the session, on any node: answers would be
@@ -185,39 +219,6 @@ func (s *Session) Deliver(m *jsonrpc.Message) bool {
 		ch <- m
 	}
 	return ok
-}
-
-// ErrNoAnswer and ErrEnded end an Ask the client did not answer: in time,
-// or before the session ended.
-var (
-	ErrNoAnswer = errors.New("specter: the client did not answer in time")
-	ErrEnded    = errors.New("specter: the session ended before the client answered")
-)
-
-// Ask sends the client a request through send and waits for its answer,
-// for at most timeout and while ctx lasts. When it stops waiting it tells
-// the client, through send, that it need not answer.
-func (s *Session) Ask(ctx context.Context, send func([]byte), method string, params json.RawMessage, timeout time.Duration) (*jsonrpc.Message, error) {
-	id, ch := s.Await()
-	send(jsonrpc.AppendRequest(nil, id, method, params))
-	t := time.NewTimer(timeout)
-	defer t.Stop()
-	var why error
-	select {
-	case m := <-ch:
-		return m, nil
-	case <-t.C:
-		why = fmt.Errorf("%w: %s got no answer within %v", ErrNoAnswer, method, timeout)
-	case <-ctx.Done():
-		why = fmt.Errorf("specter: %s: %w", method, ctx.Err())
-		if s.Context().Err() != nil {
-			why = fmt.Errorf("%w: %s", ErrEnded, method)
-		}
-	}
-	s.Forget(id)
-	p, _ := json.Marshal(&mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: "the server no longer waits for this answer"})
-	send(jsonrpc.AppendRequest(nil, nil, mcp.NotificationCancelled, p))
-	return nil, why
 }
 
 // extendedWithin reports whether the shared record was extended less than

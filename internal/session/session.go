@@ -57,6 +57,7 @@ type Session struct {
 	streams   map[string]*stream.Stream
 	getStream *stream.Stream // the standalone GET stream, once a client opened it here
 	subs      []string
+	topics    []string // application topics (see Follow)
 	data      map[string]json.RawMessage
 	claimed   map[string]struct{} // request ids Admit claimed, not begun yet
 	released  []string            // ids of requests ended here, for Admit to give back
@@ -131,7 +132,7 @@ func (s *Session) Access() any { return s.access.Load() }
 func (s *Session) Refresh(rec *backplane.Session) {
 	s.logLevel.Store(int32(rec.LogLevel))
 	s.mu.Lock()
-	s.subs, s.data = rec.Subscriptions, rec.Data
+	s.subs, s.topics, s.data = rec.Subscriptions, rec.Topics, rec.Data
 	s.mu.Unlock()
 }
 
@@ -213,26 +214,51 @@ func (s *Session) Load(key string) (json.RawMessage, bool) {
 // Subscribe adds uri to the session's resource subscriptions (on) or
 // removes it, here and in the backplane.
 func (s *Session) Subscribe(uri string, on bool) error {
-	s.mu.Lock()
-	subs := make([]string, 0, len(s.subs)+1)
-	for _, u := range s.subs {
-		if u != uri {
-			subs = append(subs, u)
-		}
-	}
-	if on {
-		subs = append(subs, uri)
-	}
-	s.subs = subs
-	s.mu.Unlock()
-	return s.setField(backplane.FieldSubscriptions, subs)
+	return s.toggle(&s.subs, backplane.FieldSubscriptions, uri, on)
 }
 
 // Subscribed reports whether the session is subscribed to uri.
-func (s *Session) Subscribed(uri string) bool {
+func (s *Session) Subscribed(uri string) bool { return s.has(&s.subs, uri) }
+
+// Follow subscribes the session to an application topic (on) or ends the
+// subscription, here and in the backplane.
+func (s *Session) Follow(topic string, on bool) error {
+	return s.toggle(&s.topics, backplane.FieldTopics, topic, on)
+}
+
+// Follows reports whether the session is subscribed to topic.
+func (s *Session) Follows(topic string) bool { return s.has(&s.topics, topic) }
+
+// Subscriptions returns the URIs the session is subscribed to.
+func (s *Session) Subscriptions() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Contains(s.subs, uri)
+	return slices.Clone(s.subs)
+}
+
+// toggle adds v to the list (on) or removes it, and shares the list as
+// field. The list is replaced, never changed in place: Refresh hands the
+// record's own slices over.
+func (s *Session) toggle(list *[]string, field, v string, on bool) error {
+	s.mu.Lock()
+	out := make([]string, 0, len(*list)+1)
+	for _, u := range *list {
+		if u != v {
+			out = append(out, u)
+		}
+	}
+	if on {
+		out = append(out, v)
+	}
+	*list = out
+	s.mu.Unlock()
+	return s.setField(field, out)
+}
+
+func (s *Session) has(list *[]string, v string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Contains(*list, v)
 }
 
 // Stop ends this node's side of the session: requests running here are

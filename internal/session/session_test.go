@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"testing"
 	"time"
 
@@ -23,7 +24,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // newTable returns a table on a fresh memory backplane and a session
 // created in it.
-func newTable(t *testing.T, timeout time.Duration, expired func(*session.Session)) (*session.Table, *session.Session, backplane.Backplane) {
+func newTable(t *testing.T, timeout time.Duration, expired func(*session.Session, string)) (*session.Table, *session.Session, backplane.Backplane) {
 	bp := backplane.NewMemory()
 	t.Cleanup(func() { _ = bp.Close() })
 	streams := stream.NewNode(stream.Config{Backplane: bp, Local: true, BufferBytes: 1 << 20,
@@ -89,6 +90,40 @@ func TestServerRequestsAwaitTheirAnswer(t *testing.T) {
 	s.Forget(id)
 	if s.Deliver(&jsonrpc.Message{ID: id}) {
 		t.Fatal("an answer reached a forgotten request")
+	}
+}
+
+func TestAsk(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	ob := s.NewStream(1, false)
+	probe, _ := s.Await() // ids of server requests count up: Ask's is the next
+	s.Forget(probe)
+	n, _ := strconv.ParseUint(string(probe[4:len(probe)-1]), 36, 64)
+	next := jsonrpc.StringID("sn1" + strconv.FormatUint(n+1, 36))
+	go func() {
+		for !s.Deliver(&jsonrpc.Message{ID: next, Result: json.RawMessage(`{"roots":[]}`)}) {
+			time.Sleep(time.Millisecond) // until Ask waits for it
+		}
+	}()
+	if m, err := s.Ask(t.Context(), ob, "roots/list", []byte(`{}`), time.Hour); err != nil || string(m.Result) != `{"roots":[]}` {
+		t.Fatalf("answered: %v %v", m, err)
+	}
+	if _, err := s.Ask(t.Context(), ob, "roots/list", []byte(`{}`), time.Millisecond); !errors.Is(err, session.ErrInputTimeout) {
+		t.Fatalf("unanswered: %v; want ErrInputTimeout", err)
+	}
+	s.Stop()
+	if _, err := s.Ask(s.Context(), ob, "roots/list", []byte(`{}`), time.Hour); !errors.Is(err, session.ErrEnded) {
+		t.Fatalf("the session ended: %v; want ErrEnded", err)
+	}
+}
+
+func TestNotifyJSON(t *testing.T) {
+	_, s, _ := newTable(t, 0, nil)
+	if err := s.NotifyJSON("notifications/message", map[string]string{"level": "info"}); err != nil {
+		t.Fatal(err) // no GET stream here: nothing to send on, and no error
+	}
+	if err := s.NotifyJSON("notifications/message", func() {}); err == nil {
+		t.Fatal("params that do not encode were sent")
 	}
 }
 
@@ -180,13 +215,16 @@ func TestServeErrors(t *testing.T) {
 
 // A GET stream's release runs once, when its connection ends.
 func TestServeReleasesWhenTheConnectionEnds(t *testing.T) {
-	_, s, _ := newTable(t, 0, nil)
+	tab, s, _ := newTable(t, 0, nil)
+	if tab.Attached() != 0 {
+		t.Fatal("a GET stream is attached before any GET")
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
 	released := make(chan struct{}, 2)
 	done := make(chan error, 1)
 	go func() { done <- s.Serve(httptest.NewRecorder(), req, "", func() { released <- struct{}{} }) }()
-	for !s.GetStreamAttached() {
+	for tab.Attached() != 1 {
 		time.Sleep(time.Millisecond)
 	}
 	select {
@@ -239,18 +277,52 @@ func TestCreateReleasesOnStop(t *testing.T) {
 }
 
 func TestIdleSessionExpires(t *testing.T) {
-	expired := make(chan *session.Session, 1)
-	_, s, _ := newTable(t, 20*time.Millisecond, func(s *session.Session) { expired <- s })
+	expired := make(chan string, 1)
+	_, s, _ := newTable(t, 20*time.Millisecond, func(_ *session.Session, why string) { expired <- why })
 	s.WatchIdle()
-	if got := <-expired; got != s {
-		t.Fatal("another session expired")
+	if why := <-expired; why != session.EndTimeout {
+		t.Fatalf("an idle session ended with %q", why)
+	}
+}
+
+// A session in use whose record the backplane lost ends with EndError.
+func TestLostSessionEndsWithError(t *testing.T) {
+	expired := make(chan string, 1)
+	_, s, bp := newTable(t, 20*time.Millisecond, func(_ *session.Session, why string) { expired <- why })
+	s.Enter()
+	defer s.Leave()
+	if _, err := bp.DeleteSession(t.Context(), s.ID()); err != nil {
+		t.Fatal(err)
+	}
+	s.WatchIdle()
+	if why := <-expired; why != session.EndError {
+		t.Fatalf("a lost session ended with %q", why)
+	}
+}
+
+func TestFollow(t *testing.T) {
+	_, s, bp := newTable(t, 0, nil)
+	if err := s.Follow("orders", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Follow("prices", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Follow("orders", false); err != nil {
+		t.Fatal(err)
+	}
+	if s.Follows("orders") || !s.Follows("prices") {
+		t.Error("Follows does not match what Follow did")
+	}
+	if rec, err := bp.LoadSession(t.Context(), s.ID()); err != nil || len(rec.Topics) != 1 || rec.Topics[0] != "prices" {
+		t.Fatalf("shared topics: %+v %v", rec, err)
 	}
 }
 
 func TestBusySessionKeepsItsRecord(t *testing.T) {
 	const timeout = 20 * time.Millisecond
 	expired := make(chan *session.Session, 1)
-	_, s, bp := newTable(t, timeout, func(s *session.Session) { expired <- s })
+	_, s, bp := newTable(t, timeout, func(s *session.Session, _ string) { expired <- s })
 	s.Enter() // a stream is open here
 	s.WatchIdle()
 	time.Sleep(10 * timeout)

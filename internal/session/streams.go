@@ -1,7 +1,11 @@
 package session
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -63,6 +67,17 @@ func (s *Session) GetStreamAttached() bool {
 	g := s.getStream
 	s.mu.Unlock()
 	return g != nil && g.Attached()
+}
+
+// NotifyJSON sends the notification method with params (anything that
+// encodes to JSON) as Notify does.
+func (s *Session) NotifyJSON(method string, params any) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("specter: encode %s: %w", method, err)
+	}
+	s.Notify(jsonrpc.AppendRequest(nil, nil, method, p))
+	return nil
 }
 
 // Notify sends a message on the GET stream if the client opened one here;

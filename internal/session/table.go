@@ -24,9 +24,10 @@ type Config struct {
 	Node      string        // this node's id, part of ids that must be unique across nodes
 	Log       zerolog.Logger
 	Publish   func(*backplane.Message) // sends to every node
-	// Expired runs when the idle timer finds the shared record gone: the
-	// session ended by timeout.
-	Expired func(*Session)
+	// Expired runs when the idle timer finds the shared record gone, with
+	// why: EndTimeout for a session left idle, EndError for one in use
+	// whose record was lost.
+	Expired func(s *Session, why string)
 }
 
 // Table holds the sessions this node has live state for.
@@ -124,6 +125,18 @@ func (t *Table) Len() int {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return len(t.m)
+}
+
+// Attached returns how many of the sessions held have a client reading
+// their GET stream here.
+func (t *Table) Attached() int {
+	n := 0
+	for _, s := range t.All() {
+		if s.GetStreamAttached() {
+			n++
+		}
+	}
+	return n
 }
 
 // WatchIdle has the session checked for idleness every half timeout
@@ -238,10 +251,21 @@ func (s *Session) checkIdle() bool {
 // expired ends a session whose shared record is gone.
 func (s *Session) expired() {
 	if s.t.cfg.Expired != nil {
-		s.t.cfg.Expired(s)
+		s.t.cfg.Expired(s, s.LostReason())
 	} else {
 		s.Stop()
 	}
+}
+
+// LostReason says why a session whose shared record is gone ended:
+// EndTimeout when it was idle for the timeout, so the record expired,
+// EndError when it was in use, so the backplane lost it.
+func (s *Session) LostReason() string {
+	d := s.t.cfg.Timeout
+	if s.busy.Load() == 0 && d > 0 && time.Since(time.Unix(0, s.lastActive.Load())) >= d {
+		return EndTimeout
+	}
+	return EndError
 }
 
 // checkIn has the sweep check the session again after d.

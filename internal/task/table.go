@@ -1,72 +1,260 @@
 package task
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/rs/zerolog"
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// Table holds tasks until their TTL runs out; then it drops and stops
-// them. The zero Table is empty and ready to use.
-type Table struct {
-	mu sync.Mutex
-	m  map[string]*Task
+// Config configures a node's table of tasks.
+type Config struct {
+	Backplane backplane.Backplane
+	// Context bounds one backplane call.
+	Context func() (context.Context, context.CancelFunc)
+	// Publish sends a message to every node.
+	Publish func(*backplane.Message)
+	Log     zerolog.Logger
 }
 
-// Add holds t for its TTL.
-func (tt *Table) Add(t *Task) {
-	tt.mu.Lock()
-	if tt.m == nil {
-		tt.m = map[string]*Task{}
+// Table holds the tasks whose work runs on this node until their TTL runs
+// out, then drops and stops them, and answers for any task of the
+// deployment through the backplane.
+type Table struct {
+	cfg Config
+	mu  sync.Mutex
+	m   map[string]*Task
+}
+
+// NewTable returns an empty table.
+func NewTable(cfg Config) *Table { return &Table{cfg: cfg, m: map[string]*Task{}} }
+
+// Add holds t for its TTL and shares it, so that it can be polled before
+// the answer that names it leaves. changed, if not nil, runs after every
+// later change of t, on this node. It fails when the backplane does.
+func (tt *Table) Add(t *Task, changed func(*State)) error {
+	saving := sync.Mutex{} // a later state is never overwritten by an earlier one
+	t.changed = func(t *Task) {
+		saving.Lock()
+		s := t.State()
+		err := tt.save(t.Owner, s)
+		saving.Unlock()
+		if err != nil {
+			tt.cfg.Log.Warn().Err(err).Str("task", t.ID).Msg("mcp task: the backplane did not take a change")
+		}
+		if changed != nil {
+			changed(s)
+		}
 	}
+	if err := tt.save(t.Owner, t.State()); err != nil {
+		return err
+	}
+	tt.mu.Lock()
 	tt.m[t.ID] = t
 	tt.mu.Unlock()
-	time.AfterFunc(t.ttl, func() {
+	time.AfterFunc(t.st.TTL, func() {
 		tt.mu.Lock()
 		delete(tt.m, t.ID)
 		tt.mu.Unlock()
 		t.Stop()
 	})
-}
-
-// Get returns the task id of principal, or nil: another principal's task
-// is as unknown as one that never was.
-func (tt *Table) Get(id, principal string) *Task {
-	tt.mu.Lock()
-	defer tt.mu.Unlock()
-	if t := tt.m[id]; t != nil && t.Principal == principal {
-		return t
-	}
 	return nil
 }
 
-// All returns every task held, in no order.
-func (tt *Table) All() []*Task {
+// save writes s to the backplane, final once it is terminal.
+func (tt *Table) save(owner string, s *State) error {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return fmt.Errorf("encode task %s: %w", s.ID, err)
+	}
+	ctx, cancel := tt.cfg.Context()
+	defer cancel()
+	_, err = tt.cfg.Backplane.PutTask(ctx, &backplane.Task{ID: s.ID, Owner: owner, Final: Terminal(s.Status),
+		Expires: s.Created.Add(s.TTL), Data: raw})
+	return err
+}
+
+// local returns the task id when its work runs here.
+func (tt *Table) local(id string) *Task {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
-	return slices.Collect(maps.Values(tt.m))
+	return tt.m[id]
+}
+
+// Stop stops the work of every task that runs here, at shutdown.
+func (tt *Table) Stop() {
+	tt.mu.Lock()
+	all := slices.Collect(maps.Values(tt.m))
+	tt.mu.Unlock()
+	for _, t := range all {
+		t.Stop()
+	}
+}
+
+// Get returns owner's task id as it is now, from this node when its work
+// runs here, else from the backplane. Another owner's task is as unknown
+// as one that never was.
+func (tt *Table) Get(id, owner string) (*State, *refusal.Error) {
+	if t := tt.local(id); t != nil {
+		if t.Owner != owner {
+			return nil, refusal.UnknownTask(id)
+		}
+		return t.State(), nil
+	}
+	ctx, cancel := tt.cfg.Context()
+	defer cancel()
+	rec, err := tt.cfg.Backplane.LoadTask(ctx, id)
+	return tt.decode(id, owner, rec, err)
+}
+
+func (tt *Table) decode(id, owner string, rec *backplane.Task, err error) (*State, *refusal.Error) {
+	switch {
+	case errors.Is(err, backplane.ErrNotFound) || err == nil && rec.Owner != owner:
+		return nil, refusal.UnknownTask(id)
+	case err != nil:
+		tt.cfg.Log.Error().Err(err).Str("task", id).Msg("mcp task: backplane read failed")
+		return nil, refusal.StorageUnavailable
+	}
+	var s State
+	if err := json.Unmarshal(rec.Data, &s); err != nil {
+		tt.cfg.Log.Error().Err(err).Str("task", id).Msg("mcp task: unreadable record")
+		return nil, refusal.UnknownTask(id)
+	}
+	return &s, nil
+}
+
+// List returns owner's tasks, in the order they expire.
+func (tt *Table) List(owner string) ([]*State, *refusal.Error) {
+	ctx, cancel := tt.cfg.Context()
+	defer cancel()
+	recs, err := tt.cfg.Backplane.ListTasks(ctx, owner)
+	if err != nil {
+		tt.cfg.Log.Error().Err(err).Msg("mcp task: backplane list failed")
+		return nil, refusal.StorageUnavailable
+	}
+	out := make([]*State, 0, len(recs))
+	for _, rec := range recs {
+		if s, refused := tt.decode(rec.ID, owner, rec, nil); refused == nil {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// Cancel cancels owner's task id: here when its work runs here, else in
+// the backplane at once and on the node running the work by a message.
+// It returns the task as it is after, and whether it had ended already
+// (then it is unchanged).
+func (tt *Table) Cancel(id, owner string) (s *State, ended bool, refused *refusal.Error) {
+	if t := tt.local(id); t != nil && t.Owner == owner {
+		ended = Terminal(t.State().Status)
+		t.Stop()
+		return t.State(), ended, nil
+	}
+	s, refused = tt.Get(id, owner)
+	if refused != nil || Terminal(s.Status) {
+		return s, refused == nil, refused
+	}
+	s.Status, s.Message, s.Updated, s.Inputs = Cancelled, "The task was cancelled.", time.Now(), nil
+	if err := tt.save(owner, s); err != nil {
+		tt.cfg.Log.Error().Err(err).Str("task", id).Msg("mcp task: backplane write failed")
+		return nil, false, refusal.StorageUnavailable
+	}
+	tt.cfg.Publish(&backplane.Message{Kind: backplane.KindTask, Stream: id, Method: mcp.MethodTasksCancel})
+	// The work may have ended meanwhile: what the backplane keeps is the truth.
+	s, refused = tt.Get(id, owner)
+	return s, false, refused
+}
+
+// Update delivers the responses of tasks/update to owner's task id, on
+// whichever node runs its work.
+func (tt *Table) Update(id, owner string, responses map[string]json.RawMessage) *refusal.Error {
+	if t := tt.local(id); t != nil && t.Owner == owner {
+		t.Answer(responses)
+		return nil
+	}
+	if _, refused := tt.Get(id, owner); refused != nil {
+		return refused
+	}
+	raw, err := json.Marshal(responses)
+	if err != nil {
+		return refusal.BadRequest(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %v", err))
+	}
+	tt.cfg.Publish(&backplane.Message{Kind: backplane.KindTask, Stream: id, Method: mcp.MethodTasksUpdate, Data: raw})
+	return nil
+}
+
+// Receive acts on a message for a task whose work runs here.
+func (tt *Table) Receive(m *backplane.Message) {
+	t := tt.local(m.Stream)
+	if t == nil {
+		return
+	}
+	switch m.Method {
+	case mcp.MethodTasksCancel:
+		t.Stop()
+	case mcp.MethodTasksUpdate:
+		var responses map[string]json.RawMessage
+		if json.Unmarshal(m.Data, &responses) == nil {
+			t.Answer(responses)
+		}
+	}
+}
+
+// Wait returns owner's task id once it ended, or ctx's error first.
+func (tt *Table) Wait(ctx context.Context, id, owner string) (*State, *refusal.Error) {
+	if t := tt.local(id); t != nil && t.Owner == owner {
+		select {
+		case <-t.Done():
+			return t.State(), nil
+		case <-ctx.Done():
+			return nil, refusal.BadRequest(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
+		}
+	}
+	poll := time.NewTicker(PollInterval)
+	defer poll.Stop()
+	for {
+		s, refused := tt.Get(id, owner)
+		if refused != nil || Terminal(s.Status) {
+			return s, refused
+		}
+		select {
+		case <-poll.C:
+		case <-ctx.Done():
+			return nil, refusal.BadRequest(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
+		}
+	}
 }
 
 // Serve answers tasks/get, tasks/update (delivering responses) or
-// tasks/cancel for principal's task id, with the result to send or the
-// refusal of an unknown task.
-func (tt *Table) Serve(method, id, principal string, responses map[string]json.RawMessage) (any, *refusal.Error) {
-	t := tt.Get(id, principal)
-	if t == nil {
-		return nil, refusal.UnknownTask(id)
-	}
+// tasks/cancel of the 2026-07-28 wire for owner's task id, with the
+// result to send or the refusal of an unknown task.
+func (tt *Table) Serve(method, id, owner string, responses map[string]json.RawMessage) (any, *refusal.Error) {
 	switch method {
 	case mcp.MethodTasksUpdate:
-		t.Answer(responses)
+		if refused := tt.Update(id, owner, responses); refused != nil {
+			return nil, refused
+		}
 	case mcp.MethodTasksCancel:
-		t.Stop()
+		if _, _, refused := tt.Cancel(id, owner); refused != nil {
+			return nil, refused
+		}
 	default:
-		return t.View(true), nil
+		s, refused := tt.Get(id, owner)
+		if refused != nil {
+			return nil, refused
+		}
+		return s.View(true), nil
 	}
 	return &mcp.ResultBase{}, nil
 }

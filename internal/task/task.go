@@ -1,13 +1,18 @@
-// Package task keeps the tasks of the MCP tasks extension (SEP-2663): a
-// task-augmented tool call that runs on after its request answered, which
-// the client polls with tasks/get, answers with tasks/update and ends with
-// tasks/cancel.
+// Package task keeps the tasks of MCP: a task-augmented tool call that
+// runs on after its request answered, which the client polls (tasks/get),
+// answers (tasks/update, or the server requests of a session), waits for
+// (tasks/result) and ends (tasks/cancel). Both wires are served: the
+// tasks extension of 2026-07-28 (SEP-2663) and the tasks of revision
+// 2025-11-25.
 //
-// A Task is a small state machine: working, input_required while its work
-// waits for an answer, then completed, failed or cancelled, after which it
-// does not change. A Table holds tasks until their TTL runs out. The
-// package knows nothing of HTTP or of the router: the caller runs the work
-// and reports its outcome with Finish.
+// A Task is a small state machine on the node that runs its work:
+// working, input_required while the work waits for an answer, then
+// completed, failed or cancelled, after which it does not change. Every
+// change is written to the backplane, so that any node answers for the
+// task, and a cancellation or an answer that reaches another node is sent
+// on to the one running the work. The package knows nothing of HTTP or of
+// the router: the caller runs the work and reports its outcome with
+// Finish.
 package task
 
 import (
@@ -39,29 +44,40 @@ func Terminal(status string) bool {
 	return status == Completed || status == Failed || status == Cancelled
 }
 
-// Task is one task-augmented tool call.
+// State is a task as every node sees it: what the backplane holds.
+type State struct {
+	ID      string                      `json:"id"`
+	Status  string                      `json:"status"`
+	Message string                      `json:"message,omitempty"`
+	Created time.Time                   `json:"created"`
+	Updated time.Time                   `json:"updated"`
+	TTL     time.Duration               `json:"ttl"`
+	Result  json.RawMessage             `json:"result,omitempty"`
+	Error   *jsonrpc.Error              `json:"error,omitempty"`
+	Inputs  map[string]mcp.InputRequest `json:"inputs,omitempty"`
+}
+
+// Task is one task whose work runs on this node.
 type Task struct {
-	ID        string // random, unguessable
-	Principal string // only its creator may see it
-	created   time.Time
-	ttl       time.Duration
-	cancel    context.CancelFunc
+	ID      string
+	Owner   string // only its owner may see it
+	cancel  context.CancelFunc
+	changed func(*Task) // after every change, outside mu
+	done    chan struct{}
 
 	mu      sync.Mutex
-	status  string
-	updated time.Time
-	result  json.RawMessage
-	err     *jsonrpc.Error
-	inputs  map[string]mcp.InputRequest
+	st      State
 	waiters map[string]chan json.RawMessage
 }
 
-// New returns a working task of principal that stays readable for ttl.
+// New returns a working task of owner that stays readable for ttl.
 // cancel stops its work; Stop calls it.
-func New(principal string, ttl time.Duration, cancel context.CancelFunc) *Task {
+func New(owner string, ttl time.Duration, cancel context.CancelFunc) *Task {
 	now := time.Now()
-	return &Task{ID: newID(), Principal: principal, created: now, updated: now, ttl: ttl, cancel: cancel,
-		status: Working, inputs: map[string]mcp.InputRequest{}, waiters: map[string]chan json.RawMessage{}}
+	id := newID()
+	return &Task{ID: id, Owner: owner, cancel: cancel, done: make(chan struct{}), changed: func(*Task) {},
+		st:      State{ID: id, Status: Working, Created: now, Updated: now, TTL: ttl, Inputs: map[string]mcp.InputRequest{}},
+		waiters: map[string]chan json.RawMessage{}}
 }
 
 func newID() string {
@@ -70,62 +86,54 @@ func newID() string {
 	return base64.RawURLEncoding.EncodeToString(b[:])
 }
 
-// View is a task on the wire: a CreateTaskResult, or the result of
-// tasks/get.
-type View struct {
-	TaskID         string                      `json:"taskId"`
-	Status         string                      `json:"status"`
-	CreatedAt      string                      `json:"createdAt"`
-	LastUpdatedAt  string                      `json:"lastUpdatedAt"`
-	PollIntervalMs int64                       `json:"pollIntervalMs"`
-	InputRequests  map[string]mcp.InputRequest `json:"inputRequests,omitempty"`
-	Result         json.RawMessage             `json:"result,omitempty"`
-	Error          *jsonrpc.Error              `json:"error,omitempty"`
-	mcp.ResultBase
-}
-
-// View returns the task as it is now. Without detail it is the answer to
-// the call that created the task (resultType "task"); with detail it is
-// the answer to tasks/get, carrying the open questions, the result or the
-// error.
-func (t *Task) View(detailed bool) *View {
+// State returns a copy of the task as it is now.
+func (t *Task) State() *State {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	v := &View{TaskID: t.ID, Status: t.status, CreatedAt: t.created.UTC().Format(time.RFC3339Nano),
-		LastUpdatedAt: t.updated.UTC().Format(time.RFC3339Nano), PollIntervalMs: PollInterval.Milliseconds()}
-	ttl := t.ttl.Milliseconds()
-	v.TTLMs = &ttl
-	v.ResultType = "task"
-	if detailed {
-		v.ResultType = mcp.ResultComplete
-		switch t.status {
-		case InputRequired:
-			v.InputRequests = make(map[string]mcp.InputRequest, len(t.inputs))
-			for k, in := range t.inputs {
-				v.InputRequests[k] = in
-			}
-		case Completed:
-			v.Result = t.result
-		case Failed:
-			v.Error = t.err
+	s := t.st
+	if len(s.Inputs) > 0 {
+		s.Inputs = make(map[string]mcp.InputRequest, len(t.st.Inputs))
+		for k, in := range t.st.Inputs {
+			s.Inputs[k] = in
 		}
 	}
-	return v
+	return &s
+}
+
+// Done is closed when the task reaches a terminal status.
+func (t *Task) Done() <-chan struct{} { return t.done }
+
+// change applies f to the state unless the task ended, and reports the
+// change. f returns false to leave the task as it is.
+func (t *Task) change(f func(s *State) bool) {
+	t.mu.Lock()
+	if Terminal(t.st.Status) || !f(&t.st) {
+		t.mu.Unlock()
+		return
+	}
+	t.st.Updated = time.Now()
+	final := Terminal(t.st.Status)
+	if final {
+		t.st.Inputs = nil
+	}
+	t.mu.Unlock()
+	t.changed(t)
+	if final {
+		close(t.done)
+	}
 }
 
 // Finish records the work's outcome: completed with result, or failed
-// with err. A task that already ended keeps its status.
-func (t *Task) Finish(result json.RawMessage, err *jsonrpc.Error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if Terminal(t.status) {
-		return
-	}
-	t.result, t.err, t.inputs, t.updated = result, err, nil, time.Now()
-	t.status = Completed
-	if err != nil {
-		t.status = Failed
-	}
+// with err, or, with failed, a result that reports a failure (a tool's
+// isError). A task that already ended keeps its status.
+func (t *Task) Finish(result json.RawMessage, err *jsonrpc.Error, failed bool) {
+	t.change(func(s *State) bool {
+		s.Result, s.Error, s.Status = result, err, Completed
+		if err != nil || failed {
+			s.Status = Failed
+		}
+		return true
+	})
 }
 
 // Ask puts a question to the client through the task (status
@@ -136,11 +144,12 @@ func (t *Task) Finish(result json.RawMessage, err *jsonrpc.Error) {
 func (t *Task) Ask(ctx context.Context, key, method string, params, result any, valid func() bool) error {
 	ch := make(chan json.RawMessage, 1)
 	set := func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		t.inputs[key] = mcp.InputRequest{Method: method, Params: params}
-		t.waiters[key] = ch
-		t.status, t.updated = InputRequired, time.Now()
+		t.change(func(s *State) bool {
+			s.Inputs[key] = mcp.InputRequest{Method: method, Params: params}
+			s.Status = InputRequired
+			t.waiters[key] = ch
+			return true
+		})
 	}
 	set()
 	for {
@@ -151,42 +160,54 @@ func (t *Task) Ask(ctx context.Context, key, method string, params, result any, 
 			}
 			set()
 		case <-ctx.Done():
-			t.mu.Lock()
-			delete(t.inputs, key)
-			delete(t.waiters, key)
-			t.mu.Unlock()
+			t.change(func(s *State) bool {
+				delete(s.Inputs, key)
+				delete(t.waiters, key)
+				return t.resume(s)
+			})
 			return ctx.Err()
 		}
 	}
+}
+
+// resume makes a task whose questions were all answered working again.
+func (t *Task) resume(s *State) bool {
+	if s.Status != InputRequired || len(s.Inputs) > 0 {
+		return false
+	}
+	s.Status = Working
+	return true
+}
+
+// Waiting marks the task input_required while its work waits for the
+// client to answer a server request of a session; the returned func ends
+// the wait.
+func (t *Task) Waiting() (end func()) {
+	t.change(func(s *State) bool { s.Status = InputRequired; return true })
+	return func() { t.change(t.resume) }
 }
 
 // Answer delivers the replies of tasks/update to the questions waiting
 // for them; unknown or already answered keys are ignored. With no question
 // left open the task is working again.
 func (t *Task) Answer(responses map[string]json.RawMessage) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for k, v := range responses {
-		ch, ok := t.waiters[k]
-		if !ok {
-			continue
+	t.change(func(s *State) bool {
+		for k, v := range responses {
+			ch, ok := t.waiters[k]
+			if !ok {
+				continue
+			}
+			delete(t.waiters, k)
+			delete(s.Inputs, k)
+			ch <- v
 		}
-		delete(t.waiters, k)
-		delete(t.inputs, k)
-		ch <- v
-	}
-	if t.status == InputRequired && len(t.inputs) == 0 {
-		t.status, t.updated = Working, time.Now()
-	}
+		return t.resume(s)
+	})
 }
 
 // Stop cancels the work and, unless the task already ended, marks it
 // cancelled.
 func (t *Task) Stop() {
 	t.cancel()
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !Terminal(t.status) {
-		t.status, t.updated, t.inputs = Cancelled, time.Now(), nil
-	}
+	t.change(func(s *State) bool { s.Status, s.Message = Cancelled, "The task was cancelled."; return true })
 }

@@ -19,20 +19,20 @@ func newTask(t *testing.T) (*Task, *bool) {
 
 func TestNewTaskView(t *testing.T) {
 	tk, _ := newTask(t)
-	if len(tk.ID) != 22 || tk.Principal != "alice" {
-		t.Errorf("id %q principal %q", tk.ID, tk.Principal)
+	if len(tk.ID) != 22 || tk.Owner != "alice" {
+		t.Errorf("id %q owner %q", tk.ID, tk.Owner)
 	}
 	if other, _ := newTask(t); other.ID == tk.ID {
 		t.Error("two tasks share an id")
 	}
-	v := tk.View(false)
+	v := tk.State().View(false)
 	if v.Status != Working || v.ResultType != "task" || v.PollIntervalMs != PollInterval.Milliseconds() || v.TTLMs == nil || *v.TTLMs != 60000 {
 		t.Errorf("view %+v", v)
 	}
 	if _, err := time.Parse(time.RFC3339Nano, v.CreatedAt); err != nil {
 		t.Errorf("createdAt %q: %v", v.CreatedAt, err)
 	}
-	if d := tk.View(true); d.ResultType != mcp.ResultComplete || d.Result != nil || d.Error != nil || d.InputRequests != nil {
+	if d := tk.State().View(true); d.ResultType != mcp.ResultComplete || d.Result != nil || d.Error != nil || d.InputRequests != nil {
 		t.Errorf("detailed view %+v", d)
 	}
 }
@@ -58,9 +58,9 @@ func TestFinish(t *testing.T) {
 					t.Error("Stop did not cancel the work")
 				}
 			}
-			tk.Finish(tt.result, tt.err)
-			tk.Finish(json.RawMessage(`"second"`), nil) // an ended task does not change
-			v := tk.View(true)
+			tk.Finish(tt.result, tt.err, false)
+			tk.Finish(json.RawMessage(`"second"`), nil, false) // an ended task does not change
+			v := tk.State().View(true)
 			if v.Status != tt.wantStatus {
 				t.Fatalf("status %q, want %q", v.Status, tt.wantStatus)
 			}
@@ -97,7 +97,7 @@ func TestTerminal(t *testing.T) {
 func waitStatus(t *testing.T, tk *Task, status string) *View {
 	t.Helper()
 	for range 5000 {
-		if v := tk.View(true); v.Status == status {
+		if v := tk.State().View(true); v.Status == status {
 			return v
 		}
 		time.Sleep(time.Millisecond)
@@ -122,7 +122,7 @@ func TestAskAndAnswer(t *testing.T) {
 	tk.Answer(map[string]json.RawMessage{"nope": json.RawMessage(`{}`)})
 	tk.Answer(map[string]json.RawMessage{"k1": json.RawMessage(`{"other":1}`)})
 	waitStatus(t, tk, InputRequired)
-	for tk.View(true).InputRequests["k1"].Method == "" {
+	for tk.State().Inputs["k1"].Method == "" {
 		time.Sleep(time.Millisecond) // until the question is back
 	}
 	tk.Answer(map[string]json.RawMessage{"k1": json.RawMessage(`{"action":"accept"}`)})
@@ -132,7 +132,7 @@ func TestAskAndAnswer(t *testing.T) {
 	if got.Action != "accept" {
 		t.Errorf("answer %+v", got)
 	}
-	if v := tk.View(true); v.Status != Working || v.InputRequests != nil {
+	if v := tk.State().View(true); v.Status != Working || v.InputRequests != nil {
 		t.Errorf("after the answer: %+v", v)
 	}
 }
@@ -150,59 +150,7 @@ func TestAskEndsWithItsContext(t *testing.T) {
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Ask returned %v", err)
 	}
-	if v := tk.View(true); len(v.InputRequests) != 0 {
+	if v := tk.State().View(true); len(v.InputRequests) != 0 {
 		t.Errorf("the question stayed: %+v", v.InputRequests)
-	}
-}
-
-func TestTable(t *testing.T) {
-	var tt Table
-	if tt.Get("x", "") != nil || len(tt.All()) != 0 {
-		t.Fatal("the zero table is not empty")
-	}
-	a := New("alice", time.Hour, func() {})
-	b := New("bob", time.Hour, func() {})
-	tt.Add(a)
-	tt.Add(b)
-	if tt.Get(a.ID, "alice") != a || tt.Get(b.ID, "bob") != b {
-		t.Error("Get does not find the owner's task")
-	}
-	if tt.Get(a.ID, "bob") != nil || tt.Get(a.ID, "") != nil || tt.Get("nope", "alice") != nil {
-		t.Error("Get finds a task for someone else")
-	}
-	if n := len(tt.All()); n != 2 {
-		t.Errorf("All has %d tasks", n)
-	}
-}
-
-func TestTableDropsAndStopsExpiredTasks(t *testing.T) {
-	var tt Table
-	stopped := make(chan struct{})
-	tk := New("alice", time.Millisecond, func() { close(stopped) })
-	tt.Add(tk)
-	<-stopped
-	waitStatus(t, tk, Cancelled)
-	if tt.Get(tk.ID, "alice") != nil {
-		t.Error("the expired task is still held") // dropped before it is stopped
-	}
-}
-
-func TestTableServe(t *testing.T) {
-	var tt Table
-	tk := New("alice", time.Hour, func() {})
-	tt.Add(tk)
-	if v, refused := tt.Serve(mcp.MethodTasksGet, tk.ID, "alice", nil); refused != nil || v.(*View).TaskID != tk.ID {
-		t.Fatalf("tasks/get = %+v, %v; want the task's view", v, refused)
-	}
-	for _, who := range []struct{ id, principal string }{{tk.ID, "bob"}, {"nope", "alice"}} {
-		if _, refused := tt.Serve(mcp.MethodTasksGet, who.id, who.principal, nil); refused == nil || refused.RPC.Code != jsonrpc.CodeInvalidParams {
-			t.Errorf("tasks/get of %+v = %v; want an unknown task", who, refused)
-		}
-	}
-	if v, refused := tt.Serve(mcp.MethodTasksUpdate, tk.ID, "alice", nil); refused != nil || v == nil {
-		t.Fatalf("tasks/update = %v, %v", v, refused)
-	}
-	if _, refused := tt.Serve(mcp.MethodTasksCancel, tk.ID, "alice", nil); refused != nil || tk.View(true).Status != Cancelled {
-		t.Fatalf("tasks/cancel left the task %s (%v)", tk.View(true).Status, refused)
 	}
 }

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"net"
 	"net/netip"
 
 	"github.com/specter-mcp/specter/internal/quota"
@@ -20,10 +21,14 @@ func DefaultCaps() Caps {
 // CallerKey names who a request counts against: its principal, or, for
 // an anonymous caller, its client address ip, an IPv6 address counting
 // for its /64 network. The prefixes keep a principal named like an
-// address apart from that address.
+// address apart from that address. ip may carry a port, as
+// http.Request.RemoteAddr does.
 func CallerKey(principal, ip string) string {
 	if principal != "" {
 		return "principal:" + principal
+	}
+	if host, _, err := net.SplitHostPort(ip); err == nil {
+		ip = host
 	}
 	a, err := netip.ParseAddr(ip)
 	if err != nil {

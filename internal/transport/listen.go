@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -58,6 +60,23 @@ func (ls *Listeners) Len() int {
 	ls.mu.RLock()
 	defer ls.mu.RUnlock()
 	return len(ls.m)
+}
+
+// Notify hands notification m to the listeners it reaches (see
+// cluster.Reaches) that asked for it: a list_changed to those whose
+// filter names it, a resources/updated to those subscribed to its URI
+// whose grant allowed says may read it.
+func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) {
+	updated := m.Method == mcp.NotificationResourceUpdated
+	for _, l := range ls.All() {
+		switch {
+		case !cluster.Reaches(m, l.principal):
+		case !updated && l.Wants(m.Method):
+			l.Notify(m.Method, nil)
+		case updated && l.Subscribed(m.URI) && allowed(l.grant):
+			l.Notify(m.Method, map[string]any{"uri": m.URI})
+		}
+	}
 }
 
 // Stop ends every open listen stream, at shutdown.

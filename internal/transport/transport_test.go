@@ -83,6 +83,9 @@ func TestCallerKey(t *testing.T) {
 		{"", "2001:db8:1:2:3:4:5:6", "ip:2001:db8:1:2::/64"},
 		{"", "fe80::1%eth0", "ip:fe80::/64"},
 		{"", "not an address", "ip:not an address"},
+		{"", "192.0.2.1:4711", "ip:192.0.2.1"},
+		{"", "[2001:db8:1:2:3:4:5:6]:443", "ip:2001:db8:1:2::/64"},
+		{"", "pipe:1", "ip:pipe"},
 	}
 	for _, tt := range tests {
 		if got := CallerKey(tt.principal, tt.ip); got != tt.want {
