@@ -53,8 +53,10 @@ type declaration struct {
 	fields  []params.Field
 	schema  *params.Schema
 	pattern *uripattern.Pattern
-	// call validates the raw arguments and runs the user's handler.
-	call func(args json.RawMessage, req *Request, c *Context) Result
+	// call validates req.Arguments and runs the handler, in mw once added.
+	call Call
+	mw   []Middleware
+	info *Declaration // middleware's view
 
 	// Wire forms, built once.
 	tool     *mcp.Tool
@@ -139,6 +141,9 @@ func (r *Router) warnUndeclared(k kind, name string) {
 func (r *Router) add(d *declaration) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	d.info = &Declaration{Kind: d.kind.String(), Name: d.name, Annotations: d.annotations, Meta: d.meta, Scopes: d.scopes, Tasks: d.tasks}
+	d.mw = append(slices.Clone(r.mw), d.mw...)
+	d.call = d.chain(d.call)
 	c, err := r.catalog.Load().Add(d)
 	if err != nil {
 		return err
@@ -148,13 +153,13 @@ func (r *Router) add(d *declaration) error {
 	return nil
 }
 
-func (r *Router) declare(k kind, name string, h Handler, schema *params.Schema, call func(*declaration) func(json.RawMessage, *Request, *Context) Result, opts []Option) {
+func (r *Router) declare(k kind, name string, h Handler, schema *params.Schema, call func(*declaration) Call, opts []Option) {
 	if err := r.tryDeclare(k, name, h, schema, call, opts); err != nil {
 		panic(err)
 	}
 }
 
-func (r *Router) tryDeclare(k kind, name string, h Handler, schema *params.Schema, call func(*declaration) func(json.RawMessage, *Request, *Context) Result, opts []Option) error {
+func (r *Router) tryDeclare(k kind, name string, h Handler, schema *params.Schema, call func(*declaration) Call, opts []Option) error {
 	wrap := func(err error) error { return &DeclarationError{Kind: k.String(), Name: name, Err: err} }
 	if h == nil && call == nil {
 		return wrap(fmt.Errorf("the handler is nil"))
@@ -179,10 +184,10 @@ func (r *Router) tryDeclare(k kind, name string, h Handler, schema *params.Schem
 
 // valuesCall validates arguments against the declaration's schema and
 // calls h with the resulting Params.
-func (d *declaration) valuesCall(h Handler) func(json.RawMessage, *Request, *Context) Result {
+func (d *declaration) valuesCall(h Handler) Call {
 	s := d.schema
-	return func(args json.RawMessage, req *Request, c *Context) Result {
-		vals, err := s.Validate(args)
+	return func(req *Request, c *Context) Result {
+		vals, err := s.Validate(req.Arguments)
 		if err != nil {
 			return Error(err)
 		}
@@ -214,8 +219,8 @@ func (r *Router) Resource(pattern string, h Handler, opts ...Option) {
 	if h == nil {
 		panic(&DeclarationError{Kind: "resource", Name: pattern, Err: fmt.Errorf("the handler is nil")})
 	}
-	r.declare(kindResource, pattern, nil, nil, func(d *declaration) func(json.RawMessage, *Request, *Context) Result {
-		return func(_ json.RawMessage, req *Request, c *Context) Result {
+	r.declare(kindResource, pattern, nil, nil, func(d *declaration) Call {
+		return func(req *Request, c *Context) Result {
 			vals, _ := d.pattern.Match(req.Name)
 			return h(Params(vals), req, c)
 		}
@@ -243,10 +248,10 @@ func typed[T any](r *Router, k kind, name string, h func(T, *Request, *Context) 
 	if err != nil {
 		panic(wrap(err))
 	}
-	r.declare(k, name, nil, s, func(*declaration) func(json.RawMessage, *Request, *Context) Result {
-		return func(args json.RawMessage, req *Request, c *Context) Result {
+	r.declare(k, name, nil, s, func(*declaration) Call {
+		return func(req *Request, c *Context) Result {
 			var v T
-			if err := s.Bind(args, &v); err != nil {
+			if err := s.Bind(req.Arguments, &v); err != nil {
 				return Error(err)
 			}
 			return h(v, req, c)

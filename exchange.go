@@ -12,6 +12,7 @@ import (
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
@@ -19,6 +20,7 @@ import (
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/observe"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -33,6 +35,7 @@ type exchange struct {
 	ob     *stream.Stream
 	start  time.Time
 	cancel context.CancelFunc // ends a 2026-07-28 request's context
+	end    func(observe.End)  // the probe's, when there is one
 	hid    bool               // scopes or a policy hid an item from this caller
 }
 
@@ -65,10 +68,12 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
+	ctx, end := probe.Start(r.cfg.probe, ctx, observe.Op{Method: m.Method, Name: req.Name, ID: m.ID, Version: req.Version,
+		Stateless: call != nil, SessionID: req.SessionID, Header: conn.http.Header, Meta: req.Meta})
 	in := &inflight{}
 	in.c = Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
 	in.s = Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
-	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now()}
+	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now(), end: end}
 	x := &in.x
 	if sess == nil {
 		x.cancel = cancel
@@ -125,6 +130,13 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 	default:
 		x.ob.Send(data, true)
 	}
+	if x.end != nil {
+		e := observe.End{Outcome: probe.Outcome(reply.Result, code), Code: code}
+		if d := x.c.req.Declaration; d != nil {
+			e.Declaration = d.Name
+		}
+		x.end(e)
+	}
 	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.grant.principal, Code: code, Duration: time.Since(x.start)})
 }
@@ -178,14 +190,15 @@ func safely(f func() Result) (res Result) {
 	return res
 }
 
-// invoke runs a declaration's handler.
-func (x *exchange) invoke(d *declaration, args json.RawMessage) Result {
-	return d.limit(safely(func() Result { return d.call(args, x.c.req, x.c) }))
+// invoke runs a declaration's middleware and handler.
+func (x *exchange) invoke(d *declaration) Result {
+	x.c.req.Declaration = d.info
+	return d.limit(safely(func() Result { return d.call(x.c.req, x.c) }))
 }
 
 // run invokes d and shapes its result, starting NoReply's work.
-func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Outcome {
-	res := x.invoke(d, args)
+func (x *exchange) run(d *declaration) handlers.Outcome {
+	res := x.invoke(d)
 	if d.tasks != TaskNone && x.tasksDeclared() && (res.kind == resultNoReply || x.sess != nil) {
 		return x.startTask(d, res) // in a session, a task-augmented call always answers with a task
 	}
@@ -196,7 +209,7 @@ func (x *exchange) run(d *declaration, args json.RawMessage) handlers.Outcome {
 	dropped := x.r.watchDrop(x.c)
 	go func() {
 		defer x.r.work.Done()
-		res := safely(func() Result { return res.work(x.c.stream) })
+		res := x.work(res.work, x.c.stream)
 		dropped()
 		if res.kind == resultNoReply {
 			res = Error(fmt.Errorf("%s %q: the work of NoReply returned NoReply; it must return the final reply", d.kind, d.name))
@@ -296,7 +309,7 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome 
 	if e := task.Refusal(d.name, taskSupports[d.tasks], x.modern(), x.tasksDeclared()); e != nil {
 		return handlers.Failed(e)
 	}
-	return x.run(d, args)
+	return x.run(d)
 }
 
 func unknownTool(name string) *jsonrpc.Error {
@@ -308,7 +321,7 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 		func(d *declaration) *mcp.Prompt { return d.prompt })
 }
 
-func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outcome {
+func (x *exchange) GetPrompt(name string, _ map[string]string) handlers.Outcome {
 	d := x.cat.ByPrompt[name]
 	if d == nil || !x.c.grant.allowsPrompt(name) {
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
@@ -316,11 +329,7 @@ func (x *exchange) GetPrompt(name string, args map[string]string) handlers.Outco
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	raw, err := json.Marshal(args)
-	if err != nil {
-		return handlers.Failed(x.internal(err))
-	}
-	return x.run(d, raw)
+	return x.run(d) // validates req.Arguments, which handlers found to be strings
 }
 
 func (x *exchange) Resources() []*mcp.Resource {
@@ -374,7 +383,7 @@ func (x *exchange) ReadResource(uri string) handlers.Outcome {
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	return x.run(d, nil)
+	return x.run(d)
 }
 
 func (x *exchange) Subscribe(uri string, on bool) error {
@@ -425,9 +434,20 @@ func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
 	if p.Context != nil {
 		args = p.Context.Arguments
 	}
-	vals, err := comp.Complete(x.c.ctx, p.Argument.Value, args)
-	if err != nil {
-		return nil, x.internal(fmt.Errorf("complete %s %q argument %q: %w", d.kind, d.name, p.Argument.Name, err))
+	x.c.req.Declaration = d.info
+	call := d.chain(func(_ *Request, c *Context) Result {
+		vals, err := comp.Complete(c, p.Argument.Value, args)
+		if err != nil {
+			return Error(err)
+		}
+		return Reply(vals)
+	})
+	res := safely(func() Result { return call(x.c.req, x.c) })
+	vals, ok := res.value.([]string)
+	if je := (*jsonrpc.Error)(nil); errors.As(res.err, &je) {
+		return nil, je
+	} else if !ok {
+		return nil, x.internal(errors.Join(fmt.Errorf("complete %s %q argument %q: answered %T", d.kind, d.name, p.Argument.Name, res.value), res.err))
 	}
 	total := len(vals)
 	return &mcp.Completion{Values: vals, Total: &total}, nil

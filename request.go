@@ -22,6 +22,8 @@ type Request struct {
 	ProgressToken json.RawMessage
 	// Meta is the request's raw _meta object, or nil.
 	Meta json.RawMessage
+	// Declaration is what a call runs, for middleware; nil for other methods.
+	Declaration *Declaration
 
 	Version            string // negotiated protocol version
 	SessionID          string

@@ -66,6 +66,22 @@ func Error(err error) Result {
 	return Result{kind: resultError, err: err}
 }
 
+// Value is what Reply answered, Err what Error failed with, and Pending
+// reports a NoReply, whose reply comes later (see Then).
+func (r Result) Value() any    { return r.value }
+func (r Result) Err() error    { return r.err }
+func (r Result) Pending() bool { return r.kind == resultNoReply }
+
+// Then returns r with f applied to its final reply: to r itself, or, for
+// a NoReply, to the reply of its work, on the work's goroutine. Middleware
+// decorates or replaces results with it.
+func (r Result) Then(f func(Result) Result) Result {
+	if r.kind != resultNoReply {
+		return f(r)
+	}
+	return Result{kind: resultNoReply, work: func(s *Stream) Result { return f(r.work(s)) }}
+}
+
 // UserMessage returns a prompt message from the user; content is a string
 // or an mcp.Content.
 func UserMessage(content any) mcp.PromptMessage { return shape.Message(mcp.RoleUser, content) }

@@ -22,6 +22,7 @@ import (
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/internal/transport"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/observe"
 )
 
 // Router is an MCP server: its declarations, its connect step and its
@@ -58,6 +59,7 @@ type Router struct {
 	onDrop      func(*Context)
 
 	warned once.Keys // connect named these undeclared items; warned once
+	mw     []Middleware
 
 	caps transport.Caps // what each caller holds here (caps.go)
 }
@@ -74,6 +76,7 @@ type config struct {
 	writeTimeout   time.Duration
 	logLevel       mcp.LoggingLevel
 	onError        func(ctx context.Context, err error, req *Request)
+	probe          observe.Probe
 	guard          hostguard.Config // the DNS-rebinding guard's lists
 	noGuard        bool
 	resourceMeta   string
@@ -110,6 +113,12 @@ func Logger(l zerolog.Logger) RouterOption { return routerOption(func(r *Router)
 // "internal error": handler errors and recovered panics.
 func OnError(f func(ctx context.Context, err error, req *Request)) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.onError = f })
+}
+
+// Instrument sets the probe told of every request, NoReply work and request
+// to the client (package observe; package specterotel has one for OpenTelemetry).
+func Instrument(p observe.Probe) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.probe = p })
 }
 
 // PageSize sets how many items a page of tools/list, prompts/list,

@@ -1,7 +1,6 @@
 package specter
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,7 +51,7 @@ func (r *Router) Skill(fsys fs.FS, opts ...Option) {
 	if err == nil {
 		d.resource = &mcp.Resource{URI: d.name, Name: name, Title: d.title, Description: d.description,
 			MIMEType: d.mimeType, Size: &s.Entry.Resources[0].Size, Icons: d.icons, Meta: d.meta}
-		d.call = func(_ json.RawMessage, req *Request, _ *Context) Result {
+		d.call = func(req *Request, _ *Context) Result {
 			if f := s.Files[req.Name]; f != nil {
 				return Reply(*f)
 			}

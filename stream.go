@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/internal/form"
+	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
@@ -198,14 +199,15 @@ func (s *Stream) call(method string, params, result any, valid func() bool, opts
 		p = task.Relate(p, s.task.ID)
 		defer s.task.Waiting()()
 	}
-	m, err := s.sess.Ask(s.ctx, s.ob, method, p, s.timeout)
+	ctx, end := probe.Outbound(s.ctx, method)
+	m, err := s.sess.Ask(ctx, s.ob, method, p, s.timeout)
 	switch {
 	case err != nil:
-		return err
 	case m.Error != nil:
-		return &ClientError{Method: method, Err: m.Error}
+		err = &ClientError{Method: method, Err: m.Error}
 	case json.Unmarshal(m.Result, result) != nil || !valid():
-		return fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
+		err = fmt.Errorf("specter: the client answered %s with a result of the wrong shape", method)
 	}
-	return nil
+	end(probe.Err(err))
+	return err
 }

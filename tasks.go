@@ -83,7 +83,7 @@ func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
 				c.stream.ob, c.stream.sess, c.stream.timeout = sess.GetStream(), sess, x.r.cfg.stateTTL
 			}
 			if res.kind == resultNoReply {
-				res = safely(func() Result { return res.work(c.stream) })
+				res = x.work(res.work, c.stream)
 			}
 			return tx.outcome(tx.finish(d, res))
 		})

@@ -9,7 +9,7 @@
 //
 // Run it with
 //
-//	go run ./example_app [-addr host:port]
+//	go run ./example_app [-addr host:port] [-telemetry]
 //
 // or, for a desktop client that starts it as a subprocess, with
 //
@@ -26,6 +26,10 @@
 // $SPECTER_JWT_SECRET (at least 32 bytes); when it is unset the app makes
 // up a random one and prints it, so that the next start can reuse it and
 // keep the tokens valid.
+//
+// With -telemetry, the app writes OpenTelemetry spans of every MCP request
+// and, every 30 seconds, its metrics to stdout, or to stderr with -stdio
+// (package specterotel).
 //
 // With $REDIS_URL set, instances share sessions through Redis and act as
 // one server behind a load balancer; give them the same
@@ -55,6 +59,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/middleware"
+	specterotel "github.com/specter-mcp/specter/otel"
 )
 
 // mcpPath is where the MCP endpoint is mounted.
@@ -81,6 +86,8 @@ type config struct {
 	// Backplane, when set, shares sessions with the other instances
 	// using it (REDIS_URL); nil keeps them in this process.
 	Backplane backplane.Backplane
+	// Telemetry, when set, receives the router's spans and metrics.
+	Telemetry *specterotel.Telemetry
 }
 
 func main() {
@@ -96,8 +103,21 @@ func run() error {
 		Log:  newLogger(os.Stderr),
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on (default from $SPECTER_ADDR)")
+	telemetry := flag.Bool("telemetry", false, "write OpenTelemetry spans and metrics to stdout (stderr with -stdio)")
 	onStdio := flag.Bool("stdio", false, "serve MCP over stdin and stdout, for a desktop client that starts the app")
 	flag.Parse()
+	if *telemetry {
+		out := os.Stdout
+		if *onStdio {
+			out = os.Stderr // stdout carries MCP
+		}
+		tel, stop, err := stdoutTelemetry(out, 30*time.Second)
+		if err != nil {
+			return err
+		}
+		defer stop(context.Background())
+		cfg.Telemetry = tel
+	}
 	secret, random, err := loadSecret(os.Getenv("SPECTER_JWT_SECRET"))
 	if err != nil {
 		return err
@@ -199,10 +219,23 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 		specter.Logger(cfg.Log),
 		specter.StateKey(stateKey[:]),
 	}
-	if cfg.Backplane != nil {
-		opts = append(opts, specter.Backplane(cfg.Backplane))
+	bp := cfg.Backplane
+	if cfg.Telemetry != nil {
+		if bp == nil {
+			bp = backplane.NewMemory()
+		}
+		bp = cfg.Telemetry.Backplane(bp)
+		opts = append(opts, cfg.Telemetry.Instrument())
+	}
+	if bp != nil {
+		opts = append(opts, specter.Backplane(bp))
 	}
 	r := specter.NewRouter("specter-example", "1.0.0", opts...)
+	if cfg.Telemetry != nil {
+		if err := cfg.Telemetry.Observe(r); err != nil {
+			return nil, nil, err
+		}
+	}
 	studies := seedStudies(120)
 	r.Connect(connect)
 	declarePrompts(r)

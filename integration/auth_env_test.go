@@ -113,12 +113,16 @@ func newAuthServer(t *testing.T, s authSetup) *authServer {
 		rate = *s.rate
 	}
 
-	e := echo.New()
-	e.HideBanner, e.HidePort = true, true
-	e.Use(as.watch)
-	auth.MountMetadata(e, cfg)
-	as.r.Mount(e.Group("/mcp", auth.JWT(cfg), echo.WrapMiddleware(middleware.RateLimitWithConfig(rate))))
-	srv.Config.Handler = e
+	if authOnEchoV5 {
+		srv.Config.Handler = as.echoV5(cfg, rate)
+	} else {
+		e := echo.New()
+		e.HideBanner, e.HidePort = true, true
+		e.Use(as.watch)
+		auth.MountMetadata(e, cfg)
+		as.r.Mount(e.Group("/mcp", auth.JWT(cfg), echo.WrapMiddleware(middleware.RateLimitWithConfig(rate))))
+		srv.Config.Handler = e
+	}
 	srv.Start()
 
 	// Cleanups run last first: the router ends its sessions and streams,

@@ -16,8 +16,9 @@ import (
 )
 
 // benchRouter has one tool with a validated param, as a typical tool.
-func benchRouter(opts ...specter.RouterOption) *specter.Router {
+func benchRouter(mw []specter.Middleware, opts ...specter.RouterOption) *specter.Router {
 	r := specter.NewRouter("bench", "1.0.0", append([]specter.RouterOption{quiet}, opts...)...)
+	r.Use(mw...)
 	r.Tool("greet", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply("Hello, " + p.String("name") + "!")
 	}, specter.Description("Greet someone"),
@@ -29,7 +30,15 @@ func benchRouter(opts ...specter.RouterOption) *specter.Router {
 // httptest server, a keep-alive HTTP client, the session lookup, connect,
 // params validation, the handler and the JSON answer. Allocations include
 // the client's side of the exchange.
-func BenchmarkToolsCall(b *testing.B) { benchToolsCall(b, benchRouter()) }
+func BenchmarkToolsCall(b *testing.B) { benchToolsCall(b, benchRouter(nil)) }
+
+// BenchmarkToolsCallMiddleware is BenchmarkToolsCall through one
+// middleware that passes the call on.
+func BenchmarkToolsCallMiddleware(b *testing.B) {
+	benchToolsCall(b, benchRouter([]specter.Middleware{func(next specter.Call) specter.Call {
+		return func(req *specter.Request, c *specter.Context) specter.Result { return next(req, c) }
+	}}))
+}
 
 // BenchmarkToolsCallRedis is BenchmarkToolsCall with the session on a
 // real Redis: the same work plus the round trip that admits each request
@@ -41,7 +50,7 @@ func BenchmarkToolsCallRedis(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer bp.Close()
-	benchToolsCall(b, benchRouter(specter.Backplane(bp)))
+	benchToolsCall(b, benchRouter(nil, specter.Backplane(bp)))
 }
 
 func benchToolsCall(b *testing.B, r *specter.Router) {
@@ -64,7 +73,7 @@ func benchToolsCall(b *testing.B, r *specter.Router) {
 // no session; each request carries its _meta and the headers that mirror
 // it.
 func BenchmarkToolsCallModern(b *testing.B) {
-	r := benchRouter()
+	r := benchRouter(nil)
 	srv, _ := mcptest.NewServer(b, r.Handler(), "/mcp")
 	defer r.Shutdown(context.Background())
 	mr := mcptest.NewModernClient(srv.URL+"/mcp").Request("tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}})
@@ -98,7 +107,7 @@ func BenchmarkToolsCallModern(b *testing.B) {
 
 // BenchmarkToolsCallParallel is BenchmarkToolsCall from 16 clients at
 // once, each in its own session: throughput rather than latency.
-func BenchmarkToolsCallParallel(b *testing.B) { benchToolsCallParallel(b, benchRouter()) }
+func BenchmarkToolsCallParallel(b *testing.B) { benchToolsCallParallel(b, benchRouter(nil)) }
 
 // BenchmarkToolsCallParallelRedis is BenchmarkToolsCallParallel with the
 // sessions on a real Redis.
@@ -109,7 +118,7 @@ func BenchmarkToolsCallParallelRedis(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer bp.Close()
-	benchToolsCallParallel(b, benchRouter(specter.Backplane(bp)))
+	benchToolsCallParallel(b, benchRouter(nil, specter.Backplane(bp)))
 }
 
 func benchToolsCallParallel(b *testing.B, r *specter.Router) {
