@@ -2,7 +2,8 @@ package specter
 
 import (
 	"context"
-	"strings"
+
+	"github.com/specter-mcp/specter/internal/catalog"
 )
 
 // Completer suggests values for a prompt argument or a resource template
@@ -28,11 +29,5 @@ func Values(values ...string) Completer { return fixedValues(values) }
 type fixedValues []string
 
 func (v fixedValues) Complete(_ context.Context, value string, _ map[string]string) ([]string, error) {
-	out := make([]string, 0, len(v))
-	for _, s := range v {
-		if len(s) >= len(value) && strings.EqualFold(s[:len(value)], value) {
-			out = append(out, s)
-		}
-	}
-	return out, nil
+	return catalog.Prefixed(v, value), nil
 }

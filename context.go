@@ -2,8 +2,6 @@ package specter
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"maps"
 	"net/http"
 	"time"
@@ -224,26 +222,8 @@ func (s *Session) Principal() string { return s.s.Principal() }
 
 // Store stores value (anything that encodes to JSON) under key, for every
 // node of the deployment.
-func (s *Session) Store(key string, value any) error {
-	raw, err := json.Marshal(value)
-	if err == nil {
-		err = s.s.Store(key, raw)
-	}
-	if err != nil {
-		return fmt.Errorf("specter: session data %q: %w", key, err)
-	}
-	return nil
-}
+func (s *Session) Store(key string, value any) error { return s.s.StoreJSON(key, value) }
 
 // Load decodes the value stored under key into dst and reports whether
 // there was one.
-func (s *Session) Load(key string, dst any) (bool, error) {
-	raw, ok := s.s.Load(key)
-	if !ok {
-		return false, nil
-	}
-	if err := json.Unmarshal(raw, dst); err != nil {
-		return true, fmt.Errorf("specter: session data %q: %w", key, err)
-	}
-	return true, nil
-}
+func (s *Session) Load(key string, dst any) (bool, error) { return s.s.LoadJSON(key, dst) }

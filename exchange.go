@@ -258,8 +258,7 @@ func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 	case errors.As(err, &je):
 		return handlers.Failed(je)
 	case errors.As(err, &ce):
-		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: %s", ce.Error()).
-			WithData(map[string]any{"requiredCapabilities": ce.required()}))
+		return handlers.Failed(modern.MissingCapability(ce.Capability, ce.Error()))
 	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Work that stopped because its request ended is no failure to report.
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))

@@ -46,9 +46,6 @@ func (e *CapabilityError) Error() string {
 // Is makes errors.Is(err, ErrCapability) true.
 func (e *CapabilityError) Is(target error) bool { return target == ErrCapability }
 
-// required is the capability as a ClientCapabilities object.
-func (e *CapabilityError) required() map[string]any { return modern.Capability(e.Capability) }
-
 // InputOption configures an Elicit, Sample or ListRoots call.
 type InputOption func(*inputOptions)
 

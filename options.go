@@ -65,19 +65,13 @@ func Icons(icons ...mcp.Icon) SharedOption {
 }
 
 // Meta sets the _meta object of a declaration.
-func Meta(meta mcp.Meta) DeclOption {
-	return declOption(func(d *declaration) { d.meta = meta })
-}
+func Meta(meta mcp.Meta) DeclOption { return declOption(func(d *declaration) { d.meta = meta }) }
 
 // Name sets a resource's name (default: its URI or template).
-func Name(s string) DeclOption {
-	return declOption(func(d *declaration) { d.resourceName = s })
-}
+func Name(s string) DeclOption { return declOption(func(d *declaration) { d.resourceName = s }) }
 
 // MIMEType sets a resource's MIME type.
-func MIMEType(s string) DeclOption {
-	return declOption(func(d *declaration) { d.mimeType = s })
-}
+func MIMEType(s string) DeclOption { return declOption(func(d *declaration) { d.mimeType = s }) }
 
 // ReadOnly hints that a tool does not change its environment.
 func ReadOnly() DeclOption {
@@ -137,9 +131,7 @@ func Complete(argument string, c Completer) DeclOption {
 // List makes a resource template enumerable in resources/list: h returns
 // the current page as []mcp.Resource, reads the page's cursor with
 // req.Cursor() and sets the next one with c.PutNextCursor.
-func List(h Handler) DeclOption {
-	return declOption(func(d *declaration) { d.list = h })
-}
+func List(h Handler) DeclOption { return declOption(func(d *declaration) { d.list = h }) }
 
 // Cache sets the caching hints (2026-07-28 ttlMs and cacheScope) of a
 // resource's reads or, given to NewRouter, of discovery and every list

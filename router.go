@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/cluster"
+	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/hostguard"
 	"github.com/specter-mcp/specter/internal/once"
 	"github.com/specter-mcp/specter/internal/seal"
@@ -96,9 +97,7 @@ func (f routerOption) applyRouter(r *Router) { f(r) }
 
 // Instructions tells clients how to use the server; they often pass it to
 // the model. Connect may override it per caller with PutInstructions.
-func Instructions(s string) RouterOption {
-	return routerOption(func(r *Router) { r.instructions = s })
-}
+func Instructions(s string) RouterOption { return routerOption(func(r *Router) { r.instructions = s }) }
 
 // WebsiteURL sets the server's website in its implementation info.
 func WebsiteURL(url string) RouterOption {
@@ -281,11 +280,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			o.applyRouter(r)
 		}
 	}
-	s, err := seal.New(r.cfg.stateKey, r.cfg.stateTTL)
-	if err != nil {
-		panic(err) // the system's random source failed
-	}
-	r.sealer = s
+	r.sealer = seal.MustNew(r.cfg.stateKey, r.cfg.stateTTL)
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}
@@ -301,22 +296,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			}
 		}})
 	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
-	stop, err := r.bp.Subscribe(r.onMessage)
-	if err != nil {
-		// Notifications and answers will not cross nodes until this
-		// node restarts; requests still work.
-		r.log.Error().Err(err).Msg("mcp backplane: subscribe failed")
-		stop = func() {}
-	}
-	r.stopSub = stop
+	r.stopSub = cluster.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
 		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})
-	var h http.Handler = r.t
+	r.handler = r.t
 	if !r.cfg.noGuard {
-		h = hostguard.New(r.cfg.guard)(h)
+		r.handler = hostguard.New(r.cfg.guard)(r.handler)
 	}
-	r.handler = h
 	return r
 }
 
@@ -357,14 +344,7 @@ type echoKey struct{}
 // (or ctx to end), then ends every session.
 func (r *Router) Shutdown(ctx context.Context) error {
 	r.closing.Store(true)
-	done := make(chan struct{})
-	go func() { r.work.Wait(); close(done) }()
-	var err error
-	select {
-	case <-done:
-	case <-ctx.Done():
-		err = ctx.Err()
-	}
+	err := guard.Wait(ctx, &r.work)
 	r.cluster.Shutdown(EndShutdown)
 	r.stopSub()
 	r.t.Listeners.Stop()

@@ -248,3 +248,16 @@ func Refusal(err error) *refusal.Error {
 	}
 	return refusal.StorageUnavailable
 }
+
+// Subscribe has the node receive what every node publishes, and returns
+// what stops it. A backplane that cannot subscribe is logged: notifications
+// and answers then do not cross nodes until the node restarts, while
+// requests still work.
+func Subscribe(bp backplane.Backplane, receive func(*backplane.Message), log zerolog.Logger) (stop func()) {
+	stop, err := bp.Subscribe(receive)
+	if err != nil {
+		log.Error().Err(err).Msg("mcp backplane: subscribe failed")
+		return func() {}
+	}
+	return stop
+}

@@ -54,6 +54,14 @@ func Cache(base *mcp.ResultBase, ttl time.Duration, scope string, private bool) 
 	}
 }
 
+// MissingCapability is the -32021 error of a request that needs the
+// client capability at path, which the client did not declare; detail
+// says what needed it.
+func MissingCapability(path, detail string) *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: %s", detail).
+		WithData(map[string]any{"requiredCapabilities": Capability(path)})
+}
+
 // Capability is a dotted capability path as a ClientCapabilities object,
 // as the data of a -32021 error names it: "elicitation.url" is
 // {"elicitation":{"url":{}}}.

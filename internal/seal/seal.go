@@ -99,6 +99,16 @@ func New(secret []byte, ttl time.Duration) (*Sealer, error) {
 	return &Sealer{aead: aead, ttl: ttl}, nil
 }
 
+// MustNew is New for a caller that cannot go on without a sealer: it
+// panics if the system's random source fails.
+func MustNew(secret []byte, ttl time.Duration) *Sealer {
+	s, err := New(secret, ttl)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
 // Seal sets st's expiry and returns it sealed, as unpadded URL-safe
 // Base64 of a random nonce followed by the ciphertext.
 func (s *Sealer) Seal(st *State) (string, error) {

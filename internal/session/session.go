@@ -10,6 +10,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -209,6 +210,31 @@ func (s *Session) Load(key string) (json.RawMessage, bool) {
 	defer s.mu.Unlock()
 	raw, ok := s.data[key]
 	return raw, ok
+}
+
+// StoreJSON stores value, encoded as JSON, under key (Store).
+func (s *Session) StoreJSON(key string, value any) error {
+	raw, err := json.Marshal(value)
+	if err == nil {
+		err = s.Store(key, raw)
+	}
+	if err != nil {
+		return fmt.Errorf("specter: session data %q: %w", key, err)
+	}
+	return nil
+}
+
+// LoadJSON decodes the data under key into dst and reports whether there
+// was any.
+func (s *Session) LoadJSON(key string, dst any) (bool, error) {
+	raw, ok := s.Load(key)
+	if !ok {
+		return false, nil
+	}
+	if err := json.Unmarshal(raw, dst); err != nil {
+		return true, fmt.Errorf("specter: session data %q: %w", key, err)
+	}
+	return true, nil
 }
 
 // Subscribe adds uri to the session's resource subscriptions (on) or
