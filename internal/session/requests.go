@@ -81,7 +81,8 @@ func (s *Session) End(id jsonrpc.ID) (cancelled bool) {
 	f, ok := s.inflight[key]
 	delete(s.inflight, key)
 	if ok && !s.t.cfg.Local {
-		s.released = append(s.released, key)
+		a := s.admission()
+		a.released = append(a.released, key)
 	}
 	s.mu.Unlock()
 	if !ok {
@@ -108,8 +109,9 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 		}
 	}
 	s.mu.Lock()
-	release := s.released
-	s.released = nil
+	a := s.admission()
+	release := a.released
+	a.released = nil
 	s.mu.Unlock()
 	if len(claims) == 0 && len(release) == 0 && s.extendedWithin(s.t.cfg.Timeout/10) {
 		// Nothing to claim or give back, and the record was extended a
@@ -122,7 +124,7 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 	rec, got, err := s.t.cfg.Backplane.Admit(ctx, s.id, s.t.cfg.Timeout, claims, release)
 	if err != nil {
 		s.mu.Lock()
-		s.released = append(s.released, release...)
+		a.released = append(a.released, release...)
 		s.mu.Unlock()
 		return err
 	}
@@ -133,10 +135,10 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 	s.mu.Lock()
 	for i, k := range claims {
 		if got[i] {
-			if s.claimed == nil {
-				s.claimed = map[string]struct{}{}
+			if a.claimed == nil {
+				a.claimed = map[string]struct{}{}
 			}
-			s.claimed[k] = struct{}{}
+			a.claimed[k] = struct{}{}
 		}
 	}
 	s.mu.Unlock()
@@ -148,10 +150,13 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 func (s *Session) takeClaim(key string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, ok := s.claimed[key]; !ok {
+	if s.adm == nil {
 		return false
 	}
-	delete(s.claimed, key)
+	if _, ok := s.adm.claimed[key]; !ok {
+		return false
+	}
+	delete(s.adm.claimed, key)
 	return true
 }
 
@@ -164,10 +169,11 @@ func (s *Session) Unclaim(msgs []*jsonrpc.Message) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	a := s.admission()
 	for _, m := range msgs {
-		if _, ok := s.claimed[m.ID.Key()]; ok && m.Kind() == jsonrpc.KindRequest {
-			delete(s.claimed, m.ID.Key())
-			s.released = append(s.released, m.ID.Key())
+		if _, ok := a.claimed[m.ID.Key()]; ok && m.Kind() == jsonrpc.KindRequest {
+			delete(a.claimed, m.ID.Key())
+			a.released = append(a.released, m.ID.Key())
 		}
 	}
 }
@@ -225,4 +231,19 @@ func (s *Session) Deliver(m *jsonrpc.Message) bool {
 // d ago.
 func (s *Session) extendedWithin(d time.Duration) bool {
 	return time.Now().UnixNano()-s.extended.Load() < int64(d)
+}
+
+// admission is what a session on a shared backplane keeps between Admits;
+// a session on an in-process backplane has none.
+type admission struct {
+	claimed  map[string]struct{} // request ids Admit claimed, not begun yet
+	released []string            // ids of requests ended here, for Admit to give back
+}
+
+// admission returns the session's admission, made on first use; s.mu held.
+func (s *Session) admission() *admission {
+	if s.adm == nil {
+		s.adm = &admission{}
+	}
+	return s.adm
 }

@@ -57,11 +57,9 @@ type Session struct {
 	waiting   map[string]chan *jsonrpc.Message // server->client requests awaiting an answer
 	streams   map[string]*stream.Stream
 	getStream *stream.Stream // the standalone GET stream, once a client opened it here
-	subs      []string
-	topics    []string // application topics (see Follow)
+	lists     *[2][]string   // resource subscriptions and application topics (see Follow); nil: none, as most sessions
 	data      map[string]json.RawMessage
-	claimed   map[string]struct{} // request ids Admit claimed, not begun yet
-	released  []string            // ids of requests ended here, for Admit to give back
+	adm       *admission // on a shared backplane: claims and releases between Admits
 }
 
 // inflight is a request being answered.
@@ -133,7 +131,10 @@ func (s *Session) Access() any { return s.access.Load() }
 func (s *Session) Refresh(rec *backplane.Session) {
 	s.logLevel.Store(int32(rec.LogLevel))
 	s.mu.Lock()
-	s.subs, s.topics, s.data = rec.Subscriptions, rec.Topics, rec.Data
+	s.data, s.lists = rec.Data, nil
+	if len(rec.Subscriptions)+len(rec.Topics) > 0 {
+		s.lists = &[2][]string{rec.Subscriptions, rec.Topics}
+	}
 	s.mu.Unlock()
 }
 
@@ -240,35 +241,50 @@ func (s *Session) LoadJSON(key string, dst any) (bool, error) {
 // Subscribe adds uri to the session's resource subscriptions (on) or
 // removes it, here and in the backplane.
 func (s *Session) Subscribe(uri string, on bool) error {
-	return s.toggle(&s.subs, backplane.FieldSubscriptions, uri, on)
+	return s.toggle(subscriptions, backplane.FieldSubscriptions, uri, on)
 }
 
 // Subscribed reports whether the session is subscribed to uri.
-func (s *Session) Subscribed(uri string) bool { return s.has(&s.subs, uri) }
+func (s *Session) Subscribed(uri string) bool { return s.has(subscriptions, uri) }
 
 // Follow subscribes the session to an application topic (on) or ends the
 // subscription, here and in the backplane.
 func (s *Session) Follow(topic string, on bool) error {
-	return s.toggle(&s.topics, backplane.FieldTopics, topic, on)
+	return s.toggle(topics, backplane.FieldTopics, topic, on)
 }
 
 // Follows reports whether the session is subscribed to topic.
-func (s *Session) Follows(topic string) bool { return s.has(&s.topics, topic) }
+func (s *Session) Follows(topic string) bool { return s.has(topics, topic) }
 
 // Subscriptions returns the URIs the session is subscribed to.
 func (s *Session) Subscriptions() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.subs)
+	return slices.Clone(s.list(subscriptions))
 }
 
-// toggle adds v to the list (on) or removes it, and shares the list as
+// The session's lists, indexes of Session.lists.
+const (
+	subscriptions = iota
+	topics
+)
+
+// list returns list i; s.mu held.
+func (s *Session) list(i int) []string {
+	if s.lists == nil {
+		return nil
+	}
+	return s.lists[i]
+}
+
+// toggle adds v to list i (on) or removes it, and shares the list as
 // field. The list is replaced, never changed in place: Refresh hands the
 // record's own slices over.
-func (s *Session) toggle(list *[]string, field, v string, on bool) error {
+func (s *Session) toggle(i int, field, v string, on bool) error {
 	s.mu.Lock()
-	out := make([]string, 0, len(*list)+1)
-	for _, u := range *list {
+	cur := s.list(i)
+	out := make([]string, 0, len(cur)+1)
+	for _, u := range cur {
 		if u != v {
 			out = append(out, u)
 		}
@@ -276,15 +292,18 @@ func (s *Session) toggle(list *[]string, field, v string, on bool) error {
 	if on {
 		out = append(out, v)
 	}
-	*list = out
+	if s.lists == nil {
+		s.lists = new([2][]string)
+	}
+	s.lists[i] = out
 	s.mu.Unlock()
 	return s.setField(field, out)
 }
 
-func (s *Session) has(list *[]string, v string) bool {
+func (s *Session) has(i int, v string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Contains(*list, v)
+	return slices.Contains(s.list(i), v)
 }
 
 // Stop ends this node's side of the session: requests running here are
