@@ -165,6 +165,7 @@ const (
 	KindEnd    = "end"    // a session ended
 	KindTask   = "task"   // for the node running task Stream: Method tasks/cancel, or tasks/update with Data
 	KindTopic  = "topic"  // an application event on topic URI, with Data
+	KindField  = "field"  // a session's shared field Method changed to Data (as SetField)
 )
 
 // Message travels between nodes.

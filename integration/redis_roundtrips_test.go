@@ -60,9 +60,9 @@ func (h *roundTrips) take() (int, []string) {
 	return n, cmds
 }
 
-// TestRedisRoundTripsPerCall pins what a session costs on Redis: one
-// round trip for initialize, and one per tools/call in steady state.
-func TestRedisRoundTripsPerCall(t *testing.T) {
+// roundTripRouter serves the fixture with its sessions on a real Redis,
+// counting the round trips the router makes.
+func roundTripRouter(t *testing.T) (*specter.Router, *httptest.Server, *roundTrips) {
 	rs := redistest.Start(t)
 	client := redis.NewClient(&redis.Options{Addr: rs.Addr})
 	hook := &roundTrips{}
@@ -75,6 +75,13 @@ func TestRedisRoundTripsPerCall(t *testing.T) {
 		srv.Close()
 		_ = client.Close()
 	})
+	return r, srv, hook
+}
+
+// TestRedisRoundTripsPerCall pins what a session costs on Redis: one
+// round trip for initialize, and one per tools/call in steady state.
+func TestRedisRoundTripsPerCall(t *testing.T) {
+	_, srv, hook := roundTripRouter(t)
 	c := mcptest.NewClient(srv.URL)
 	c.HTTP = srv.Client()
 
@@ -106,5 +113,44 @@ func TestRedisRoundTripsPerCall(t *testing.T) {
 	t.Logf("%d tools/call: %d round trips", calls, n)
 	if n > calls+1 {
 		t.Errorf("%d tools/call took %d round trips, want at most %d: %v", calls, n, calls+1, cmds[:min(len(cmds), 12)])
+	}
+}
+
+// TestRedisNotificationReadsNoSessionRecord: a resources/updated reaches
+// a subscribed session's GET stream without reading the session's record
+// back from Redis; the subscription reached this node when it was made.
+func TestRedisNotificationReadsNoSessionRecord(t *testing.T) {
+	r, srv, hook := roundTripRouter(t)
+	c := mcptest.NewClient(srv.URL)
+	c.HTTP = srv.Client()
+	if _, err := c.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	const uri = "test://static-text"
+	if _, err := c.Call(ctx(t), "resources/subscribe", map[string]string{"uri": uri}); err != nil {
+		t.Fatal(err)
+	}
+	get, err := c.Listen(ctx(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer get.Close()
+	eventually(t, "the GET stream is attached", func() bool { return r.StreamsAttached() == 1 })
+	hook.take()
+	r.NotifyResourceUpdated(uri)
+	for {
+		m, _, err := get.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Method == "notifications/resources/updated" {
+			break
+		}
+	}
+	_, cmds := hook.take()
+	for _, c := range cmds {
+		if c == "hgetall" {
+			t.Errorf("delivering the notification read the session record: %v", cmds)
+		}
 	}
 }

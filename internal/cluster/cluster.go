@@ -156,27 +156,12 @@ func (c *Sessions) ended(s *session.Session, reason string) {
 }
 
 // Subscribed reports whether s is subscribed to uri and has a GET stream
-// here to deliver on; a client may have subscribed through another node,
-// so a shared backplane is asked.
+// here to deliver on. A client may have subscribed through another node:
+// that node published the change (backplane.KindField), and every request
+// through this one reads the record back (Admit), so the copy here is
+// current without a read per notification.
 func (c *Sessions) Subscribed(s *session.Session, uri string) bool {
-	if !s.HasGetStream() {
-		return false // no stream to deliver on here
-	}
-	c.refresh(s)
-	return s.Subscribed(uri)
-}
-
-// refresh takes a shared backplane's latest record of s: a client may
-// have changed it through another node.
-func (c *Sessions) refresh(s *session.Session) {
-	if c.cfg.Local {
-		return
-	}
-	ctx, cancel := c.cfg.Streams.Context()
-	defer cancel()
-	if rec, err := c.cfg.Backplane.LoadSession(ctx, s.ID()); err == nil {
-		s.Refresh(rec)
-	}
+	return s.HasGetStream() && s.Subscribed(uri)
 }
 
 // Followers returns the sessions that take an application event of
@@ -189,7 +174,7 @@ func (c *Sessions) Followers(topic string) []*session.Session {
 		if !c.cfg.Local && !s.HasGetStream() {
 			continue
 		}
-		if c.refresh(s); s.Follows(topic) {
+		if s.Follows(topic) {
 			out = append(out, s)
 		}
 	}

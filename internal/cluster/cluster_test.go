@@ -28,7 +28,7 @@ func node(t *testing.T, bp backplane.Backplane, local bool, ended *[]string) (*c
 	streams := stream.NewNode(stream.Config{Backplane: bp, Local: local, BufferBytes: 1 << 20,
 		WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
 	tab := session.NewTable(session.Config{Backplane: bp, Local: local, Streams: streams, Timeout: time.Minute,
-		Node: "n1", Log: zerolog.Nop(), Publish: func(*backplane.Message) {}})
+		Node: "n1", Log: zerolog.Nop(), Publish: func(m *backplane.Message) { _ = bp.Publish(context.Background(), m) }})
 	c := cluster.New(cluster.Config{Backplane: bp, Local: local, Sessions: tab, Streams: streams, Log: zerolog.Nop(),
 		Ended: func(s *session.Session, reason string) { *ended = append(*ended, s.ID()+" "+reason) },
 		Unsubscribed: func(s *session.Session, uri string) {
@@ -37,7 +37,13 @@ func node(t *testing.T, bp backplane.Backplane, local bool, ended *[]string) (*c
 			}
 			*ended = append(*ended, s.ID()+" unsubscribed "+uri)
 		}})
+	// The nodes hear one another as a router's do (Router.onMessage).
+	stop, err := bp.Subscribe(tab.Receive)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(func() {
+		stop()
 		for _, s := range tab.All() {
 			s.Stop()
 		}

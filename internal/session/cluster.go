@@ -47,6 +47,8 @@ func (t *Table) Receive(m *backplane.Message) {
 		s.Cancel(jsonrpc.ID(m.ID))
 	case backplane.KindEnd:
 		s.Stop()
+	case backplane.KindField:
+		s.applyField(m.Method, m.Data)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -180,7 +181,9 @@ func (s *Session) SetLevel(l mcp.LoggingLevel) error {
 	return s.setField(backplane.FieldLogLevel, l.Severity())
 }
 
-// setField changes a shared field in the backplane.
+// setField changes a shared field in the backplane and, on a shared one,
+// tells the other nodes, so that the copies they hold stay current
+// without a read per notification.
 func (s *Session) setField(field string, value any) error {
 	raw, err := json.Marshal(value)
 	if err != nil {
@@ -188,7 +191,46 @@ func (s *Session) setField(field string, value any) error {
 	}
 	ctx, cancel := s.t.cfg.Streams.Context()
 	defer cancel()
-	return s.t.cfg.Backplane.SetField(ctx, s.id, field, raw)
+	if err := s.t.cfg.Backplane.SetField(ctx, s.id, field, raw); err != nil {
+		return err
+	}
+	if !s.t.cfg.Local {
+		s.t.cfg.Publish(&backplane.Message{Kind: backplane.KindField, Session: s.id, Method: field, Data: raw})
+	}
+	return nil
+}
+
+// applyField takes a shared field another node changed (setField).
+func (s *Session) applyField(field string, raw json.RawMessage) {
+	switch {
+	case field == backplane.FieldLogLevel:
+		var l int32
+		if json.Unmarshal(raw, &l) == nil {
+			s.logLevel.Store(l)
+		}
+	case field == backplane.FieldSubscriptions || field == backplane.FieldTopics:
+		var list []string
+		if json.Unmarshal(raw, &list) != nil {
+			return
+		}
+		i := subscriptions
+		if field == backplane.FieldTopics {
+			i = topics
+		}
+		s.mu.Lock()
+		if s.lists == nil {
+			s.lists = new([2][]string)
+		}
+		s.lists[i] = list
+		s.mu.Unlock()
+	case strings.HasPrefix(field, backplane.DataField("")):
+		s.mu.Lock()
+		if s.data == nil {
+			s.data = map[string]json.RawMessage{}
+		}
+		s.data[strings.TrimPrefix(field, backplane.DataField(""))] = raw
+		s.mu.Unlock()
+	}
 }
 
 // Store sets the session data under key, here and in the backplane.

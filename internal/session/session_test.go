@@ -334,3 +334,63 @@ func TestBusySessionKeepsItsRecord(t *testing.T) {
 		t.Fatal("another session expired")
 	}
 }
+
+// TestSharedFieldsReachTheOtherNodes: a change made through one node
+// reaches the copy another node holds, over the backplane's messages,
+// without that node reading the record again.
+func TestSharedFieldsReachTheOtherNodes(t *testing.T) {
+	bp := backplane.NewMemory()
+	t.Cleanup(func() { _ = bp.Close() })
+	node := func() *session.Table {
+		streams := stream.NewNode(stream.Config{Backplane: bp, BufferBytes: 1 << 20,
+			WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
+		tab := session.NewTable(session.Config{Backplane: bp, Streams: streams, Timeout: time.Minute, Node: "n",
+			Log: zerolog.Nop(), Publish: func(m *backplane.Message) { _ = bp.Publish(context.Background(), m) }})
+		stop, err := bp.Subscribe(tab.Receive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			stop()
+			for _, s := range tab.All() {
+				s.Stop()
+			}
+		})
+		return tab
+	}
+	a, b := node(), node()
+	onA, err := a.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := bp.LoadSession(context.Background(), onA.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	onB := b.Add(rec)
+	if err := onB.Subscribe("file:///a", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := onB.Follow("orders", true); err != nil {
+		t.Fatal(err)
+	}
+	if err := onB.SetLevel(mcp.LevelError); err != nil {
+		t.Fatal(err)
+	}
+	if err := onB.StoreJSON("cart", []int{1, 2}); err != nil {
+		t.Fatal(err)
+	}
+	var cart []int
+	if ok, err := onA.LoadJSON("cart", &cart); !ok || err != nil || len(cart) != 2 {
+		t.Errorf("data on A: %v %v %v", ok, err, cart)
+	}
+	if !onA.Subscribed("file:///a") || !onA.Follows("orders") || onA.Level() != mcp.LevelError {
+		t.Errorf("on A: subscribed %v, follows %v, level %v", onA.Subscribed("file:///a"), onA.Follows("orders"), onA.Level())
+	}
+	if err := onB.Subscribe("file:///a", false); err != nil {
+		t.Fatal(err)
+	}
+	if onA.Subscribed("file:///a") {
+		t.Error("the subscription ended on B is still on A")
+	}
+}
