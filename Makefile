@@ -36,10 +36,28 @@ test: $(HARNESS)/node_modules/.package-lock.json
 # testdata/fuzz corpus (which plain go test replays). A failing input is
 # written to the package's testdata/fuzz/<Target>/: fix the bug and commit
 # the file, so that it stays a regression test.
+#
+# Go 1.26's fuzz coordinator can fail a target with a bare "context deadline
+# exceeded" when FUZZTIME ends while a worker is busy (go.dev/issue/75804,
+# fixed in Go 1.27): no input failed, none is written. Such a run counts as
+# passed once the target's seeds and corpus replay cleanly; any other
+# failure fails.
 fuzz:
-	@set -e; for t in $(FUZZ); do \
-		echo "go test -fuzz $${t#*:} $${t%%:*}"; \
-		go test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; \
+	for t in $(FUZZ); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		echo "go test -fuzz $$name $$pkg"; \
+		if go test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) "$$pkg" >"$$log" 2>&1; then \
+			cat "$$log"; \
+		else \
+			cat "$$log"; \
+			if grep -q '^    context deadline exceeded$$' "$$log" && ! grep -q 'Failing input written' "$$log"; then \
+				echo "fuzz: $$name stopped on the Go 1.26 deadline race (go.dev/issue/75804), no failing input; replaying its corpus"; \
+				go test -count=1 -run "^$$name$$" "$$pkg"; \
+			else \
+				exit 1; \
+			fi; \
+		fi; \
 	done
 
 bench:
