@@ -1,23 +1,19 @@
 package client
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 
-	"gopkg.in/yaml.v3"
-
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/mcp"
 )
 
 // SkillsExtension is the capability key of the skills extension.
-const SkillsExtension = "io.modelcontextprotocol/skills"
+const SkillsExtension = mcp.ExtensionSkills
 
 // ErrSkillVerification is in the chain of every error about a skill file
 // that does not match its entry: its size, its digest, or (for SKILL.md)
@@ -80,37 +76,20 @@ func (c *Client) ReadSkillFile(ctx context.Context, s mcp.Skill, uri string) ([]
 	if int64(len(body)) != entry.Size {
 		return nil, fmt.Errorf("mcp client: %s: %w: %d bytes, the entry says %d", uri, ErrSkillVerification, len(body), entry.Size)
 	}
-	sum := sha256.Sum256(body)
-	if got := "sha256:" + hex.EncodeToString(sum[:]); got != entry.Digest {
+	if got := skills.Digest(body); got != entry.Digest {
 		return nil, fmt.Errorf("mcp client: %s: %w: digest %s, the entry says %s", uri, ErrSkillVerification, got, entry.Digest)
 	}
 	return body, nil
 }
 
 // sameFrontmatter compares a SKILL.md's YAML frontmatter with the JSON
-// frontmatter of its entry.
+// frontmatter of its entry, as JSON values, read the way the server reads
+// its own (skills.Frontmatter).
 func sameFrontmatter(skillMD []byte, entry json.RawMessage) error {
-	lines := bytes.SplitAfter(skillMD, []byte("\n"))
-	if len(lines) == 0 || string(bytes.TrimRight(lines[0], "\r\n")) != "---" {
-		return errors.New("SKILL.md has no frontmatter")
+	fromFile, err := skills.Frontmatter(skillMD)
+	if err != nil {
+		return fmt.Errorf("SKILL.md: %w", err)
 	}
-	var yamlPart []byte
-	closed := false
-	for _, l := range lines[1:] {
-		if string(bytes.TrimRight(l, "\r\n")) == "---" {
-			closed = true
-			break
-		}
-		yamlPart = append(yamlPart, l...)
-	}
-	if !closed {
-		return errors.New("SKILL.md's frontmatter is not closed")
-	}
-	var fromFile any
-	if err := yaml.Unmarshal(yamlPart, &fromFile); err != nil {
-		return fmt.Errorf("frontmatter: %w", err)
-	}
-	// Compare as JSON values, so that YAML's and JSON's types agree.
 	b, err := json.Marshal(fromFile)
 	if err != nil {
 		return fmt.Errorf("frontmatter: %w", err)

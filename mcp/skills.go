@@ -2,6 +2,10 @@ package mcp
 
 import "encoding/json"
 
+// ExtensionSkills is the identifier of the skills extension (SEP-2640),
+// declared in the extensions of server capabilities.
+const ExtensionSkills = "io.modelcontextprotocol/skills"
+
 // MIMEDirectory is the MIME type of a directory resource, whose children
 // resources/directory/read lists (skills extension).
 const MIMEDirectory = "inode/directory"

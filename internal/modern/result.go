@@ -89,8 +89,8 @@ func Error(e *jsonrpc.Error) *jsonrpc.Error {
 
 // Identifiers of the extensions a server may declare.
 const (
-	TasksExtension  = "io.modelcontextprotocol/tasks"  // SEP-2663
-	SkillsExtension = "io.modelcontextprotocol/skills" // SEP-2640
+	TasksExtension  = mcp.ExtensionTasks  // SEP-2663
+	SkillsExtension = mcp.ExtensionSkills // SEP-2640
 )
 
 // Extensions returns the extensions server/discover declares, nil for

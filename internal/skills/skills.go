@@ -76,7 +76,7 @@ func Load(fsys fs.FS) (name string, s *Skill, err error) {
 	if !utf8.Valid(md) {
 		return "", nil, errors.New("SKILL.md is not UTF-8 text")
 	}
-	fm, err := parseFrontmatter(md)
+	fm, err := Frontmatter(md)
 	if err != nil {
 		return "", nil, fmt.Errorf("SKILL.md: %w", err)
 	}
@@ -130,9 +130,8 @@ func readSkill(fsys fs.FS, name string, md []byte) (*Skill, error) {
 			return fmt.Errorf("a skill holds at most %d bytes; hosts need not load a larger one", MaxBytes)
 		}
 		uri := root + "/" + escapePath(p)
-		sum := sha256.Sum256(data)
 		size := int64(len(data))
-		s.Entry.Resources = append(s.Entry.Resources, mcp.SkillResource{URI: uri, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: size})
+		s.Entry.Resources = append(s.Entry.Resources, mcp.SkillResource{URI: uri, Digest: Digest(data), Size: size})
 		mimeType := fileType(p, data)
 		var c mcp.ResourceContents
 		if utf8.Valid(data) {
@@ -217,9 +216,17 @@ func fileType(p string, data []byte) string {
 	return "application/octet-stream"
 }
 
-// parseFrontmatter returns the YAML frontmatter of a SKILL.md as the
-// object its JSON form is.
-func parseFrontmatter(md []byte) (map[string]any, error) {
+// Digest is a file's digest as a skill's entry states it: "sha256:" and
+// the lowercase hex SHA-256 of its bytes.
+func Digest(data []byte) string {
+	sum := sha256.Sum256(data)
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Frontmatter returns the YAML frontmatter of a SKILL.md as the object
+// its JSON form is, as a skill's entry carries it. Aliases are bounded,
+// so that a hostile file cannot expand without end.
+func Frontmatter(md []byte) (map[string]any, error) {
 	m := frontmatter.FindSubmatch(bytes.TrimPrefix(md, []byte("\ufeff")))
 	if m == nil {
 		return nil, errors.New(`it must begin with YAML frontmatter between two "---" lines`)
