@@ -48,21 +48,7 @@ func TestConformanceClient(t *testing.T) {
 		t.Run(run.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
-			res, err := conformance.RunClient(ctx, bin, run.args...)
-			if err != nil {
-				if res != nil {
-					t.Log(res.Output)
-				}
-				t.Fatal(err)
-			}
-			t.Logf("%s: exit %d, %d passed, %d failed, %d warnings", run.name, res.ExitCode, res.Passed, res.Failed, res.Warnings)
-			if !res.Clean() {
-				var lines []string
-				for _, p := range res.Problems() {
-					lines = append(lines, p.String())
-				}
-				t.Fatalf("conformance is not clean:\n%s\n\n%s", strings.Join(lines, "\n"), res.Output)
-			}
+			res := requireClean(t, run.name)(conformance.RunClient(ctx, bin, run.args...))
 			passed := map[string]int{}
 			for _, c := range res.Checks {
 				if c.Status == "SUCCESS" {

@@ -70,6 +70,30 @@ var conformanceRuns = []conformanceRun{
 	{"server-session-lifecycle", []string{"--scenario", "server-session-lifecycle"}},
 }
 
+// requireClean returns a check of a suite run's outcome: it logs the
+// counts and stops the test unless the run ended with no failure and no
+// warning.
+func requireClean(t *testing.T, name string) func(*conformance.Result, error) *conformance.Result {
+	return func(res *conformance.Result, err error) *conformance.Result {
+		t.Helper()
+		if err != nil {
+			if res != nil {
+				t.Log(res.Output)
+			}
+			t.Fatal(err)
+		}
+		t.Logf("%s: exit %d, %d passed, %d failed, %d warnings", name, res.ExitCode, res.Passed, res.Failed, res.Warnings)
+		if !res.Clean() {
+			var lines []string
+			for _, p := range res.Problems() {
+				lines = append(lines, p.String())
+			}
+			t.Fatalf("conformance is not clean:\n%s\n\n%s", strings.Join(lines, "\n"), res.Output)
+		}
+		return res
+	}
+}
+
 func runConformance(t *testing.T, r *specter.Router, runs []conformanceRun) {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", r.Handler())
@@ -86,21 +110,7 @@ func runConformance(t *testing.T, r *specter.Router, runs []conformanceRun) {
 		t.Run(run.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 			defer cancel()
-			res, err := conformance.Run(ctx, url, run.args...)
-			if err != nil {
-				if res != nil {
-					t.Log(res.Output)
-				}
-				t.Fatal(err)
-			}
-			t.Logf("%s: exit %d, %d passed, %d failed, %d warnings", run.name, res.ExitCode, res.Passed, res.Failed, res.Warnings)
-			if !res.Clean() {
-				var lines []string
-				for _, p := range res.Problems() {
-					lines = append(lines, p.String())
-				}
-				t.Fatalf("conformance is not clean:\n%s\n\n%s", strings.Join(lines, "\n"), res.Output)
-			}
+			res := requireClean(t, run.name)(conformance.Run(ctx, url, run.args...))
 			if res.Passed == 0 {
 				t.Fatal("no check passed: the suite did not run")
 			}
