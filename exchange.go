@@ -13,7 +13,6 @@ import (
 	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/probe"
-	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -77,11 +76,7 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 	x := &in.x
 	if sess == nil {
 		x.cancel = cancel
-		var b seal.Binding // what a requestState must be bound to; digesting costs, so only with one
-		if call.RequestState != "" {
-			b = x.binding()
-		}
-		if err := call.Open(r.sealer, b); err != nil {
+		if err := call.Open(r.sealer, x.binding); err != nil {
 			x.respond(handlers.Failed(err), false)
 			return
 		}

@@ -92,23 +92,25 @@ func (c *Call) Input(key, method string, params, result any, valid func() bool) 
 }
 
 // Open gathers the answers before the handler runs: those sealed in
-// RequestState, which must open with s for binding b (this caller,
-// request and arguments), then this round's non-null responses, which
-// win. A state that does not open is refused with -32602. Answers sent
-// without a state are taken as they are: a client may answer up front.
-func (c *Call) Open(s *seal.Sealer, b seal.Binding) *jsonrpc.Error {
-	c.answers = map[string]json.RawMessage{}
+// RequestState, which must open with s for the binding bind returns (this
+// caller, request and arguments; digesting them costs, so bind runs only
+// for a state), then this round's non-null responses, which win. A state
+// that does not open is refused with -32602. Answers sent without a state
+// are taken as they are: a client may answer up front. A call with
+// neither allocates nothing.
+func (c *Call) Open(s *seal.Sealer, bind func() seal.Binding) *jsonrpc.Error {
 	if c.RequestState != "" {
-		st, err := s.Open(c.RequestState, b)
+		st, err := s.Open(c.RequestState, bind())
 		if err != nil {
 			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", err.Error())
 		}
-		for k, v := range st.Answers {
-			c.answers[k] = v
-		}
+		c.answers = st.Answers // decoded for this call alone
 	}
 	for k, v := range c.Responses {
 		if len(v) > 0 && string(v) != "null" {
+			if c.answers == nil {
+				c.answers = map[string]json.RawMessage{}
+			}
 			c.answers[k] = v
 		}
 	}
