@@ -69,7 +69,10 @@ func (ls *Listeners) Len() int {
 // whose grant allowed says may read it.
 func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) {
 	updated := m.Method == mcp.NotificationResourceUpdated
-	uri, _ := json.Marshal(m.URI)
+	var uri []byte
+	if updated {
+		uri, _ = json.Marshal(m.URI)
+	}
 	fanout.Each(ls.All(), func(l *Listener) {
 		switch {
 		case !cluster.Reaches(m, l.principal):
