@@ -38,8 +38,7 @@ type Table struct {
 	m       map[string]*Session
 	// One sweeper goroutine checks the idle sessions, rather than a timer
 	// per session: a timer costs more than an eighth of an idle session.
-	sweeping bool          // the sweeper runs
-	stop     chan struct{} // closed to stop it when the table empties
+	stop chan struct{} // while the sweeper runs: closed to stop it when the table empties
 }
 
 // NewTable returns an empty table configured by cfg.
@@ -105,9 +104,9 @@ func (t *Table) remove(id string) {
 	delete(t.m, id)
 	if len(t.m) == 0 {
 		t.m = map[string]*Session{} // maps keep their peak size; start small again
-		if t.sweeping {
-			t.sweeping = false
+		if t.stop != nil {
 			close(t.stop)
+			t.stop = nil
 		}
 	}
 	t.mu.Unlock()
@@ -148,8 +147,8 @@ func (s *Session) WatchIdle() {
 		return
 	}
 	t.mu.Lock()
-	if !t.sweeping && len(t.m) > 0 {
-		t.sweeping, t.stop = true, make(chan struct{})
+	if t.stop == nil && len(t.m) > 0 {
+		t.stop = make(chan struct{})
 		go t.sweep(t.stop)
 	}
 	t.mu.Unlock()
