@@ -37,13 +37,7 @@ func TestInstrumentReportsRequestsAndWork(t *testing.T) {
 	r.Tool("slow", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 		return specter.NoReply(func(*specter.Stream) specter.Result { return specter.Reply("done") })
 	}, specter.Description("Slow"))
-	r.Tool("ask", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		vals, _, err := c.Elicit("Your name?", params.Must(params.New(params.String("name", params.Required()))))
-		if err != nil {
-			return specter.Error(err)
-		}
-		return specter.Reply("Hello, " + vals.String("name"))
-	}, specter.Description("Ask a name"))
+	r.Tool("ask", askName, specter.Description("Ask a name"))
 	r.Resource("notes://:id", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply("note " + p.String("id"))
 	}, specter.Description("A note"))

@@ -242,13 +242,7 @@ func TestMiddlewareRunsOnEveryMRTRRound(t *testing.T) {
 			return res
 		}
 	})
-	r.Tool("ask", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		vals, _, err := c.Elicit("Your name?", params.Must(params.New(params.String("name", params.Required()))))
-		if err != nil {
-			return specter.Error(err)
-		}
-		return specter.Reply("Hello, " + vals.String("name"))
-	}, specter.Description("Ask a name"))
+	r.Tool("ask", askName, specter.Description("Ask a name"))
 	e := newEnv(t, r)
 
 	legacy := e.newClient(nil)
@@ -355,4 +349,14 @@ func TestMiddlewareAndProbeOverDirect(t *testing.T) {
 	if got := tr.take(); !slices.Equal(got, want) {
 		t.Errorf("steps %v, want %v", got, want)
 	}
+}
+
+// askName elicits a name, in a session or through input_required, and
+// greets it.
+func askName(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+	vals, _, err := c.Elicit("Your name?", params.Must(params.New(params.String("name", params.Required()))))
+	if err != nil {
+		return specter.Error(err)
+	}
+	return specter.Reply("Hello, " + vals.String("name"))
 }
