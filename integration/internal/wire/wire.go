@@ -1,9 +1,9 @@
 // Package wire checks JSON-RPC messages against the official MCP JSON Schema
 // of a protocol version.
 //
-// The schemas are read at run time from the mcp-schema directory that sits
-// beside the repository (see [Dir]); they are never copied into it, so the
-// checks always follow the files the conformance suite itself was built from.
+// The schemas are the official ones, unchanged, kept in the repository as
+// test data under testdata/mcp-schema/<version>/schema.json (see [Dir]), so a
+// clone with nothing beside it runs every check.
 //
 // [Validator.Validate] checks a whole message. Besides the version's
 // JSONRPCMessage definition it applies the definition the message names
@@ -50,9 +50,9 @@ import (
 const EnvDir = "SPECTER_MCP_SCHEMA_DIR"
 
 // Dir returns the directory holding <version>/schema.json for each protocol
-// version: $SPECTER_MCP_SCHEMA_DIR if set, otherwise ../shared/mcp-schema
-// relative to the root of the main module, found by walking up from the
-// working directory (a package's own directory under go test) to go.mod.
+// version: $SPECTER_MCP_SCHEMA_DIR if set, otherwise testdata/mcp-schema in
+// the root of the main module, found by walking up from the working
+// directory (a package's own directory under go test) to go.mod.
 func Dir() (string, error) {
 	dir := os.Getenv(EnvDir)
 	if dir == "" {
@@ -60,7 +60,7 @@ func Dir() (string, error) {
 		if err != nil {
 			return "", err
 		}
-		dir = filepath.Join(filepath.Dir(root), "shared", "mcp-schema")
+		dir = filepath.Join(root, "testdata", "mcp-schema")
 	}
 	dir, err := filepath.Abs(dir)
 	if err != nil {
