@@ -13,12 +13,12 @@ FUZZ := \
 	./params:FuzzValidate \
 	./internal/seal:FuzzOpen \
 	./internal/uripattern:FuzzMatch \
-	./internal/modern:FuzzDecodeHeader \
-	./internal/modern:FuzzSameNumber \
+	./internal/stateless:FuzzDecodeHeader \
+	./internal/stateless:FuzzSameNumber \
 	./internal/jsonvalue:FuzzDecode \
 	./internal/envelope:FuzzRead \
 	./handlers:FuzzPlainCallTool \
-	./internal/modern:FuzzPlainParams
+	./internal/stateless:FuzzPlainParams
 
 # How long each fuzz target runs.
 FUZZTIME ?= 10s

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/internal/catalog"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/skills"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -47,8 +47,8 @@ type declaration struct {
 	timeLimit    time.Duration // of NoReply's work; 0: none
 	scopes       []string
 	policy       func(*principal.Principal) bool
-	headers      []modern.ParamHeader // params mirrored into Mcp-Param-* headers
-	skill        *skills.Skill        // a skill, declared as its SKILL.md resource
+	headers      []stateless.ParamHeader // params mirrored into Mcp-Param-* headers
+	skill        *skills.Skill           // a skill, declared as its SKILL.md resource
 
 	fields  []params.Field
 	schema  *params.Schema

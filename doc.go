@@ -38,7 +38,7 @@
 //
 //   - internal/transport: the POST is read and parsed (package jsonrpc);
 //     the session is found (internal/cluster), or a 2026-07-28 request is
-//     checked (internal/modern); connect runs through host.go.
+//     checked (internal/stateless); connect runs through host.go.
 //   - exchange.go: dispatch builds the Request, Context and Stream and
 //     answers as handlers.Server over the caller's view of the catalog.
 //   - handlers: the MCP method decodes its params and calls CallTool.

@@ -44,11 +44,11 @@ func ExampleContext_Elicit() {
 	fmt.Println("2025-11-25:", res.Content[0].Text)
 
 	// A 2026-07-28 client gets input_required, then retries with the answer.
-	modern := mcptest.NewModernClient(srv.URL)
-	modern.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
-	ask, _, _ := modern.CallTool(ctx, "greet", nil)
+	stateless := mcptest.NewStatelessClient(srv.URL)
+	stateless.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
+	ask, _, _ := stateless.CallTool(ctx, "greet", nil)
 	fmt.Println("2026-07-28:", ask.ResultType, ask.InputRequests["who"].Method)
-	done, _, _ := modern.CallTool(ctx, "greet", nil, mcptest.Retry(ask.RequestState, map[string]any{"who": answer}))
+	done, _, _ := stateless.CallTool(ctx, "greet", nil, mcptest.Retry(ask.RequestState, map[string]any{"who": answer}))
 	fmt.Println("2026-07-28:", done.Content[0].Text)
 	// Output:
 	// 2025-11-25: Hello, Ada!

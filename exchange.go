@@ -10,11 +10,11 @@ import (
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/guard"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/shape"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -38,7 +38,7 @@ type exchange struct {
 	hid    bool               // scopes or a policy hid an item from this caller
 }
 
-func (x *exchange) modern() bool { return x.c.req.modern != nil }
+func (x *exchange) stateless() bool { return x.c.req.stateless != nil }
 
 var _ handlers.Server = (*exchange)(nil)
 
@@ -53,7 +53,7 @@ type inflight struct {
 
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
-func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
+func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *stateless.Call) {
 	req := newRequest(m, sess, call)
 	var (
 		ctx    context.Context
@@ -116,9 +116,9 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 		// cancellation), but the stream still ends.
 		x.ob.Send(nil, true)
 		code = jsonrpc.CodeRequestCancelled
-	case x.modern():
+	case x.stateless():
 		if code != 0 {
-			x.ob.SetStatus(modern.Status(code))
+			x.ob.SetStatus(stateless.Status(code))
 		}
 		x.ob.Send(data, true)
 		x.cancel()
@@ -144,12 +144,12 @@ func (x *exchange) outcome(reply handlers.Outcome) (json.RawMessage, *jsonrpc.Er
 		if !errors.As(reply.Err, &je) {
 			je = x.internal(reply.Err)
 		}
-		if x.modern() {
-			je = modern.Error(je)
+		if x.stateless() {
+			je = stateless.Error(je)
 		}
 		return nil, je
 	}
-	if x.modern() {
+	if x.stateless() {
 		x.decorate(reply.Result)
 	}
 	body, err := json.Marshal(reply.Result)
@@ -248,12 +248,12 @@ func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 		ce *CapabilityError
 	)
 	switch {
-	case x.modern() && errors.Is(err, ErrInputRequired):
+	case x.stateless() && errors.Is(err, ErrInputRequired):
 		return x.inputRequired(d)
 	case errors.As(err, &je):
 		return handlers.Failed(je)
 	case errors.As(err, &ce):
-		return handlers.Failed(modern.MissingCapability(ce.Capability, ce.Error()))
+		return handlers.Failed(stateless.MissingCapability(ce.Capability, ce.Error()))
 	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Work that stopped because its request ended is no failure to report.
 		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
@@ -283,8 +283,8 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := handlers.Capabilities()
-	caps.Extensions = modern.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
-	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Modern, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
+	caps.Extensions = stateless.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
+	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Stateless, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
@@ -300,7 +300,7 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome 
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
-	if e := task.Refusal(d.name, taskSupports[d.tasks], x.modern(), x.tasksDeclared()); e != nil {
+	if e := task.Refusal(d.name, taskSupports[d.tasks], x.stateless(), x.tasksDeclared()); e != nil {
 		return handlers.Failed(e)
 	}
 	return x.run(d)

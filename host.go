@@ -11,9 +11,9 @@ import (
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/internal/guard"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/internal/transport"
@@ -36,7 +36,7 @@ func (host) Principal(c *Context) string { return c.grant.principal }
 
 func (host) Grant(c *Context) any { return c.grant }
 
-func (h host) Dispatch(c *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
+func (h host) Dispatch(c *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *stateless.Call) {
 	h.r.dispatch(c, sess, ob, m, call)
 }
 
@@ -74,10 +74,10 @@ func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args js
 	if d == nil || len(d.headers) == 0 || !c.grant.allowsTool(tool) {
 		return nil
 	}
-	return modern.CheckParams(hd, d.headers, args)
+	return stateless.CheckParams(hd, d.headers, args)
 }
 
-func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
+func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *stateless.Call, p *stateless.Params) {
 	x := &exchange{r: h.r, c: &Context{grant: c.grant, req: newRequest(m, nil, call)}}
 	h.r.tasks.ServeHTTP(w, m, p, x.owner(), x.tasksDeclared(), x.decorate)
 }

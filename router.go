@@ -62,7 +62,7 @@ type Router struct {
 	warned once.Keys // connect named these undeclared items; warned once
 	mw     []Middleware
 
-	caps transport.Caps // what each caller holds here (caps.go)
+	quotas transport.Quotas // what each caller holds here (quotas.go)
 }
 
 type config struct {
@@ -273,7 +273,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
-	r.caps = transport.DefaultCaps()
+	r.quotas = transport.DefaultQuotas()
 	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
 		if o != nil {
@@ -298,7 +298,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
 	r.stopSub = cluster.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
-		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
+		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Quotas: r.quotas, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})
 	r.handler = r.t
 	if !r.cfg.noGuard {

@@ -50,7 +50,7 @@ func hasTaskTools(cat *catalog.Catalog[*declaration]) bool {
 
 // tasksDeclared reports whether this request asks for a task.
 func (x *exchange) tasksDeclared() bool {
-	if !x.modern() {
+	if !x.stateless() {
 		return x.c.req.task != nil && x.c.req.Version >= mcp.Version20251125
 	}
 	_, ok := x.c.req.ClientCapabilities.Extensions[TasksExtension]

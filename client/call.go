@@ -101,7 +101,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 			return err
 		}
 		var ir mcp.ResultBase
-		if c.Modern() && json.Unmarshal(raw, &ir) == nil && ir.ResultType == mcp.ResultInputRequired {
+		if c.Stateless() && json.Unmarshal(raw, &ir) == nil && ir.ResultType == mcp.ResultInputRequired {
 			if round >= c.opts.MaxInputRounds {
 				return fmt.Errorf("mcp client: %s: still input_required after %d rounds", method, round)
 			}
@@ -121,7 +121,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 			}
 			continue
 		}
-		if c.Modern() && c.opts.Tasks && ir.ResultType == mcp.ResultTask && !isTaskMethod(method) && (o == nil || !o.keepTask) {
+		if c.Stateless() && c.opts.Tasks && ir.ResultType == mcp.ResultTask && !isTaskMethod(method) && (o == nil || !o.keepTask) {
 			if raw, err = c.awaitTask(ctx, method, raw); err != nil {
 				return err
 			}
@@ -141,10 +141,10 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 // with a version from the server's list.
 func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json.RawMessage, meta map[string]any) (json.RawMessage, error) {
 	for attempt := 0; ; attempt++ {
-		modern := c.Modern()
+		stateless := c.Stateless()
 		version := c.Version()
 		m := maps.Clone(meta)
-		if modern {
+		if stateless {
 			m[mcp.MetaProtocolVersion] = version
 			m[mcp.MetaClientInfo] = c.opts.Info
 			m[mcp.MetaClientCapabilities] = c.Capabilities()
@@ -153,7 +153,7 @@ func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json
 			}
 		}
 		body := maps.Clone(p)
-		if len(m) > 0 || modern {
+		if len(m) > 0 || stateless {
 			b, err := json.Marshal(m)
 			if err != nil {
 				return nil, fmt.Errorf("mcp client: %s _meta: %w", method, err)
@@ -171,13 +171,13 @@ func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json
 		}
 		resp, err := c.conn.call(ctx, out)
 		if err != nil {
-			if ctx.Err() != nil && !modern && method != mcp.MethodInitialize {
+			if ctx.Err() != nil && !stateless && method != mcp.MethodInitialize {
 				c.cancelled(id, ctx.Err())
 			}
 			return nil, fmt.Errorf("mcp client: %s: %w", method, err)
 		}
 		if resp.Error != nil {
-			if modern && attempt == 0 && resp.Error.Code == jsonrpc.CodeUnsupportedVersion {
+			if stateless && attempt == 0 && resp.Error.Code == jsonrpc.CodeUnsupportedVersion {
 				if v := c.retryVersion(supportedOf(resp.Error)); v != "" {
 					c.setVersion(v)
 					continue
@@ -232,7 +232,7 @@ func (c *Client) header(method string, params map[string]json.RawMessage) http.H
 		return h
 	}
 	h.Set("MCP-Protocol-Version", c.Version())
-	if !c.Modern() {
+	if !c.Stateless() {
 		return h
 	}
 	h.Set("Mcp-Method", method)

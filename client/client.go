@@ -114,7 +114,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
-	if !c.Modern() {
+	if !c.Stateless() {
 		if c.opts.LogLevel != "" {
 			if err := c.SetLogLevel(ctx, c.opts.LogLevel); err != nil {
 				c.warn(err, "logging/setLevel failed")
@@ -164,8 +164,8 @@ func (c *Client) Version() string {
 	return c.version
 }
 
-// Modern reports whether the client speaks the stateless 2026-07-28 wire.
-func (c *Client) Modern() bool { return !mcp.IsSessionVersion(c.Version()) }
+// Stateless reports whether the client speaks the stateless 2026-07-28 wire.
+func (c *Client) Stateless() bool { return !mcp.IsSessionVersion(c.Version()) }
 
 // ServerInfo is the server's name and version, when it gave them.
 func (c *Client) ServerInfo() mcp.Implementation {

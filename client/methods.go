@@ -11,7 +11,7 @@ import (
 // Ping checks that the server answers: with ping in the session era,
 // with server/discover in 2026-07-28, which has no ping.
 func (c *Client) Ping(ctx context.Context) error {
-	if c.Modern() {
+	if c.Stateless() {
 		return c.call(ctx, mcp.MethodDiscover, nil, nil, nil)
 	}
 	return c.call(ctx, mcp.MethodPing, nil, nil, nil)
@@ -21,7 +21,7 @@ func (c *Client) Ping(ctx context.Context) error {
 // above. In 2026-07-28 the level travels in every request's _meta; set
 // Options.LogLevel instead.
 func (c *Client) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
-	if c.Modern() {
+	if c.Stateless() {
 		c.mu.Lock()
 		c.opts.LogLevel = level
 		c.mu.Unlock()

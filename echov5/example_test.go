@@ -31,7 +31,7 @@ func ExampleMount() {
 	defer srv.Close()
 	defer r.Shutdown(context.Background())
 
-	c := mcptest.NewModernClient(srv.URL + "/mcp")
+	c := mcptest.NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	res, _, err := c.CallTool(context.Background(), "tenant", nil)
 	if err != nil {

@@ -59,7 +59,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/middleware"
-	specterotel "github.com/specter-mcp/specter/otel"
+	specterotel "github.com/specter-mcp/specter/specterotel"
 )
 
 // mcpPath is where the MCP endpoint is mounted.

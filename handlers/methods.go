@@ -35,9 +35,9 @@ var session = map[string]Func{
 	mcp.MethodTasksList:   listTasks,
 }
 
-// modern lists the methods of the 2026-07-28 revision, except
+// stateless lists the methods of the 2026-07-28 revision, except
 // subscriptions/listen, which the transport answers with a stream.
-var modern = map[string]Func{
+var stateless = map[string]Func{
 	mcp.MethodDiscover:              discover,
 	mcp.MethodToolsList:             listTools,
 	mcp.MethodToolsCall:             callTool,
@@ -59,11 +59,11 @@ func Lookup(method string) (Func, bool) {
 	return f, ok
 }
 
-// LookupModern returns the 2026-07-28 method named method. Methods that
+// LookupStateless returns the 2026-07-28 method named method. Methods that
 // revision removed (initialize, ping, logging/setLevel,
 // resources/subscribe, resources/unsubscribe) are not found.
-func LookupModern(method string) (Func, bool) {
-	f, ok := modern[method]
+func LookupStateless(method string) (Func, bool) {
+	f, ok := stateless[method]
 	return f, ok
 }
 
@@ -72,7 +72,7 @@ func LookupModern(method string) (Func, bool) {
 // first, as the 2026-07-28 transport checks them before connect runs, and
 // initialize is refused: the session is initialized already.
 func Find(method string, params json.RawMessage, inSession bool) (Func, *jsonrpc.Error) {
-	methods := modern
+	methods := stateless
 	if inSession {
 		if e := CheckParams(params); e != nil {
 			return nil, e

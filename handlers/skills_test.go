@@ -36,10 +36,10 @@ func skillServer(n, pageSize int) *fakeServer {
 	return s
 }
 
-func TestSkillMethodsAreModernOnly(t *testing.T) {
+func TestSkillMethodsAreStatelessOnly(t *testing.T) {
 	for _, m := range []string{mcp.MethodSkillsList, mcp.MethodSkillsGet, mcp.MethodResourcesDirectoryRead} {
-		if _, ok := LookupModern(m); !ok {
-			t.Errorf("LookupModern(%q) failed", m)
+		if _, ok := LookupStateless(m); !ok {
+			t.Errorf("LookupStateless(%q) failed", m)
 		}
 		if _, ok := Lookup(m); ok {
 			t.Errorf("Lookup(%q) found a 2026-07-28 extension method in the session era", m)
@@ -47,12 +47,12 @@ func TestSkillMethodsAreModernOnly(t *testing.T) {
 	}
 }
 
-// modernCall runs method through the LookupModern table.
-func modernCall(t *testing.T, s Server, method, params string) Outcome {
+// statelessCall runs method through the LookupStateless table.
+func statelessCall(t *testing.T, s Server, method, params string) Outcome {
 	t.Helper()
-	f, ok := LookupModern(method)
+	f, ok := LookupStateless(method)
 	if !ok {
-		t.Fatalf("LookupModern(%q) failed", method)
+		t.Fatalf("LookupStateless(%q) failed", method)
 	}
 	var p json.RawMessage
 	if params != "" {
@@ -61,9 +61,9 @@ func modernCall(t *testing.T, s Server, method, params string) Outcome {
 	return f(s, p)
 }
 
-// walkModern pages through a 2026-07-28 list method and returns the uris
+// walkStateless pages through a 2026-07-28 list method and returns the uris
 // of each page. params are the request's other params, as JSON members.
-func walkModern(t *testing.T, s Server, method, params string) [][]string {
+func walkStateless(t *testing.T, s Server, method, params string) [][]string {
 	t.Helper()
 	var pages [][]string
 	cursor := ""
@@ -75,7 +75,7 @@ func walkModern(t *testing.T, s Server, method, params string) [][]string {
 			}
 			p += `"cursor":"` + cursor + `"`
 		}
-		raw := resultJSON(t, modernCall(t, s, method, p+"}"))
+		raw := resultJSON(t, statelessCall(t, s, method, p+"}"))
 		var res struct {
 			Skills     []struct{ URI string } `json:"skills"`
 			Resources  []struct{ URI string } `json:"resources"`
@@ -109,13 +109,13 @@ func TestListSkillsPages(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("n=%d size=%d", tt.n, tt.size), func(t *testing.T) {
-			if got := walkModern(t, skillServer(tt.n, tt.size), mcp.MethodSkillsList, ""); !reflect.DeepEqual(got, tt.want) {
+			if got := walkStateless(t, skillServer(tt.n, tt.size), mcp.MethodSkillsList, ""); !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("pages %v, want %v", got, tt.want)
 			}
 		})
 	}
 	// An entry travels whole, with every file.
-	got := resultJSON(t, modernCall(t, skillServer(1, 1), mcp.MethodSkillsList, `{}`))
+	got := resultJSON(t, statelessCall(t, skillServer(1, 1), mcp.MethodSkillsList, `{}`))
 	want := `{"skills":[{"uri":"skill://s0/SKILL.md","frontmatter":{"name":"s0"},"resources":[{"uri":"skill://s0/SKILL.md","digest":"sha256:1","size":1},{"uri":"skill://s0/a.md","digest":"sha256:2","size":2}]}]}`
 	if got != want {
 		t.Errorf("result %s, want %s", got, want)
@@ -124,13 +124,13 @@ func TestListSkillsPages(t *testing.T) {
 
 func TestGetSkill(t *testing.T) {
 	s := skillServer(2, 1)
-	got := resultJSON(t, modernCall(t, s, mcp.MethodSkillsGet, `{"uri":"skill://s1/SKILL.md"}`))
+	got := resultJSON(t, statelessCall(t, s, mcp.MethodSkillsGet, `{"uri":"skill://s1/SKILL.md"}`))
 	want := `{"skill":{"uri":"skill://s1/SKILL.md","frontmatter":{"name":"s1"},"resources":[{"uri":"skill://s1/SKILL.md","digest":"sha256:1","size":1},{"uri":"skill://s1/a.md","digest":"sha256:2","size":2}]}}`
 	if got != want {
 		t.Errorf("result %s, want %s", got, want)
 	}
 	for _, uri := range []string{"skill://nope/SKILL.md", "skill://s1/a.md", "skill://s1", "https://x/SKILL.md"} {
-		r := modernCall(t, s, mcp.MethodSkillsGet, `{"uri":"`+uri+`"}`)
+		r := statelessCall(t, s, mcp.MethodSkillsGet, `{"uri":"`+uri+`"}`)
 		wantInvalidParams(t, r, "Unknown skill: "+uri)
 		if data := r.Err.(*jsonrpc.Error).Data; !reflect.DeepEqual(data, map[string]string{"uri": uri}) {
 			t.Errorf("%s: data %v", uri, data)
@@ -139,18 +139,18 @@ func TestGetSkill(t *testing.T) {
 }
 
 func TestReadDirectoryPages(t *testing.T) {
-	got := walkModern(t, skillServer(3, 2), mcp.MethodResourcesDirectoryRead, `"uri":"skill://d"`)
+	got := walkStateless(t, skillServer(3, 2), mcp.MethodResourcesDirectoryRead, `"uri":"skill://d"`)
 	want := [][]string{{"skill://d/f0", "skill://d/f1"}, {"skill://d/f2"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("pages %v, want %v", got, want)
 	}
-	if got := resultJSON(t, modernCall(t, skillServer(0, 2), mcp.MethodResourcesDirectoryRead, `{"uri":"skill://d"}`)); got != `{"resources":[]}` {
+	if got := resultJSON(t, statelessCall(t, skillServer(0, 2), mcp.MethodResourcesDirectoryRead, `{"uri":"skill://d"}`)); got != `{"resources":[]}` {
 		t.Errorf("empty directory: %s", got)
 	}
 	for _, uri := range []string{"skill://s0/SKILL.md", "skill://nope", "skill://d/f0"} {
-		wantInvalidParams(t, modernCall(t, skillServer(1, 1), mcp.MethodResourcesDirectoryRead, `{"uri":"`+uri+`"}`), "Not a directory: "+uri)
+		wantInvalidParams(t, statelessCall(t, skillServer(1, 1), mcp.MethodResourcesDirectoryRead, `{"uri":"`+uri+`"}`), "Not a directory: "+uri)
 	}
-	wantInvalidParams(t, modernCall(t, skillServer(3, 2), mcp.MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":"!"}`), "cursor")
+	wantInvalidParams(t, statelessCall(t, skillServer(3, 2), mcp.MethodResourcesDirectoryRead, `{"uri":"skill://d","cursor":"!"}`), "cursor")
 }
 
 func TestSkillMethodsInvalidParams(t *testing.T) {
@@ -165,7 +165,7 @@ func TestSkillMethodsInvalidParams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.params, func(t *testing.T) {
-			wantInvalidParams(t, modernCall(t, skillServer(1, 1), tt.method, tt.params), tt.want)
+			wantInvalidParams(t, statelessCall(t, skillServer(1, 1), tt.method, tt.params), tt.want)
 		})
 	}
 }
@@ -178,7 +178,7 @@ func TestSkillMethodsPassServerErrors(t *testing.T) {
 	} {
 		s := skillServer(1, 1)
 		s.skillsErr = jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "no skills")
-		if r := modernCall(t, s, method, params); r.Err != s.skillsErr || r.Result != nil {
+		if r := statelessCall(t, s, method, params); r.Err != s.skillsErr || r.Result != nil {
 			t.Errorf("%s: reply %+v, want the server's error", method, r)
 		}
 	}

@@ -96,9 +96,9 @@ func TestElicitSendsTheSchemaAndValidatesTheAnswer(t *testing.T) {
 	}
 }
 
-func TestElicitValidatesTheAnswerOnTheModernWire(t *testing.T) {
+func TestElicitValidatesTheAnswerOnTheStatelessWire(t *testing.T) {
 	e := newEnv(t, elicitRouter())
-	c := e.modern()
+	c := e.stateless()
 	for _, tool := range []string{"typed", "compiled"} {
 		r1 := inputRequired(t, callTool(t, c, tool, nil, nil))
 		in := r1.InputRequests["elicitation-1"]
@@ -159,7 +159,7 @@ func TestDiscoverAdvertisesTasksOnlyWithATaskTool(t *testing.T) {
 		return specter.Reply("x")
 	}, specter.Description("No tasks"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	discover := func() mcp.DiscoverResult {
 		var d mcp.DiscoverResult
 		complete(t, call(t, c, "server/discover", nil), &d)

@@ -565,7 +565,7 @@ func testInteropGoSDKSession(t *testing.T) {
 
 func testInteropGoSDKStateless(t *testing.T) {
 	var count atomic.Int64
-	k := &modernChecker{t: t, count: &count}
+	k := &statelessChecker{t: t, count: &count}
 	h := newSDKHarness(t, k.observe)
 	want := referenceTools(t, h.e)
 	h.wire.reset()

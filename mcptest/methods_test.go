@@ -55,13 +55,13 @@ func eras(t *testing.T, srv interface{ Client() *http.Client }, c *Client) map[s
 	if _, err := c.Initialize(context.Background(), mcp.LatestSessionVersion); err != nil {
 		t.Fatal(err)
 	}
-	m := NewModernClient(c.URL)
+	m := NewStatelessClient(c.URL)
 	m.HTTP, m.Header = srv.Client(), c.Header.Clone()
 	return map[string]Caller{"session": c, "2026-07-28": m}
 }
 
 // Both clients give the same answers, in the same types, to the same
-// calls; only the 2026-07-28 fields of ModernResult differ.
+// calls; only the 2026-07-28 fields of StatelessResult differ.
 func TestCallerErasAgree(t *testing.T) {
 	srv, c := NewServer(t, catalogRouter(t).Handler(), "/mcp")
 	ctx := context.Background()
@@ -98,7 +98,7 @@ func TestCallerErasAgree(t *testing.T) {
 		if err != nil || len(read.Contents) != 1 || read.Contents[0].Text == nil || *read.Contents[0].Text != "item 7" {
 			t.Fatalf("%s: resources/read %+v %v", era, read, err)
 		}
-		res.ModernResult, prompt.ModernResult, read.ResultBase = ModernResult{}, ModernResult{}, mcp.ResultBase{}
+		res.StatelessResult, prompt.StatelessResult, read.ResultBase = StatelessResult{}, StatelessResult{}, mcp.ResultBase{}
 		b, _ := json.Marshal([]any{tools, res, prompts, prompt, resources, templates, read})
 		got[era] = string(b)
 	}

@@ -131,7 +131,7 @@ func (h *Host) add(ctx context.Context, s Server) error {
 	m.c = c
 	h.members[s.Name] = m
 	h.names = append(h.names, s.Name)
-	if c.Modern() {
+	if c.Stateless() {
 		// 2026-07-28 has no session stream: list changes come through
 		// subscriptions/listen, for as long as the Host lives.
 		h.wg.Add(1)

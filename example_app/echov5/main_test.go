@@ -30,7 +30,7 @@ func TestGreetThroughEchoV5InBothEras(t *testing.T) {
 		t.Fatalf("session: %+v %v", res, err)
 	}
 
-	m := mcptest.NewModernClient(srv.URL + "/mcp")
+	m := mcptest.NewStatelessClient(srv.URL + "/mcp")
 	m.HTTP = srv.Client()
 	res, _, err = m.CallTool(context.Background(), "greet", map[string]any{"name": "Ada"})
 	if err != nil || len(res.Content) == 0 || res.Content[0].Text != "Hello, Ada, from the default tenant!" {

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -55,8 +55,8 @@ type Spec struct {
 // Compiled is what Compile builds, once per declaration.
 type Compiled struct {
 	Schema   *params.Schema
-	Pattern  *uripattern.Pattern  // a resource's
-	Headers  []modern.ParamHeader // a tool's params mirrored into Mcp-Param-* headers
+	Pattern  *uripattern.Pattern     // a resource's
+	Headers  []stateless.ParamHeader // a tool's params mirrored into Mcp-Param-* headers
 	Tool     *mcp.Tool
 	Prompt   *mcp.Prompt
 	Resource *mcp.Resource // a fixed URI
@@ -111,7 +111,7 @@ func (c *Compiled) tool(s *Spec) error {
 	}
 	for _, f := range c.Schema.Fields() {
 		if f.Header != "" {
-			c.Headers = append(c.Headers, modern.ParamHeader{Param: f.Name, Header: f.Header})
+			c.Headers = append(c.Headers, stateless.ParamHeader{Param: f.Name, Header: f.Header})
 		}
 	}
 	if s.OutputSchema != nil {

@@ -18,10 +18,10 @@ import (
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/budget"
 	"github.com/specter-mcp/specter/internal/cluster"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -49,7 +49,7 @@ type Host[C any] interface {
 	// listeners.
 	Grant(c C) any
 	// Dispatch runs request m and answers it on ob.
-	Dispatch(c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call)
+	Dispatch(c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *stateless.Call)
 	// Refuse answers request m on ob with e, its own error.
 	Refuse(c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, e *jsonrpc.Error)
 	// StartSession runs what starts session s for c and returns the
@@ -58,7 +58,7 @@ type Host[C any] interface {
 	// CheckParamHeaders checks the Mcp-Param-* headers of a tools/call.
 	CheckParamHeaders(h http.Header, c C, tool string, args json.RawMessage) *jsonrpc.Error
 	// ServeTask answers tasks/get, tasks/update and tasks/cancel.
-	ServeTask(w http.ResponseWriter, c C, m *jsonrpc.Message, call *modern.Call, p *modern.Params)
+	ServeTask(w http.ResponseWriter, c C, m *jsonrpc.Message, call *stateless.Call, p *stateless.Params)
 }
 
 // Config is the transport's settings and the node's shared parts.
@@ -68,7 +68,7 @@ type Config struct {
 	MaxSessions int           // sessions this node holds; 0 is no cap
 	LogLevel    int           // new sessions' log severity
 	Versions    Versions      // the revisions offered
-	Caps        Caps
+	Quotas      Quotas
 	Closing     *atomic.Bool // set when the router shuts down
 	Sessions    *session.Table
 	Cluster     *cluster.Sessions
@@ -146,8 +146,8 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 	}
 	// Without a stateless revision to offer, the server answers such a
 	// request as a session-only server does.
-	if len(t.cfg.Versions.Modern) > 0 && modern.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
-		t.serveModern(w, req, msgs, batch)
+	if len(t.cfg.Versions.Stateless) > 0 && stateless.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
+		t.serveStateless(w, req, msgs, batch)
 		return
 	}
 
@@ -252,9 +252,9 @@ func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C,
 		refusal.Write(w, m.ID, refusal.TooManySessions)
 		return
 	}
-	release, ok := t.cfg.Caps.Sessions.Take(t.host.Holder(c))
+	release, ok := t.cfg.Quotas.Sessions.Take(t.host.Holder(c))
 	if !ok {
-		refusal.Write(w, m.ID, refusal.SessionsPerCaller(t.cfg.Caps.Sessions.Limit()))
+		refusal.Write(w, m.ID, refusal.SessionsPerCaller(t.cfg.Quotas.Sessions.Limit()))
 		return
 	}
 	version, refused := t.cfg.Versions.Negotiate(p.ProtocolVersion)
@@ -296,9 +296,9 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	sess.SetAccess(t.host.Grant(c))
-	release, ok := t.cfg.Caps.Streams.Take(t.host.Holder(c))
+	release, ok := t.cfg.Quotas.Streams.Take(t.host.Holder(c))
 	if !ok {
-		refusal.Write(w, nil, refusal.StreamsPerCaller(t.cfg.Caps.Streams.Limit()))
+		refusal.Write(w, nil, refusal.StreamsPerCaller(t.cfg.Quotas.Streams.Limit()))
 		return
 	}
 	last := req.Header.Get(headerLastEventID)

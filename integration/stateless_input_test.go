@@ -58,7 +58,7 @@ func legacyAnswers(name string) mcptest.RequestHandler {
 }
 
 // keys returns the sorted keys of inputRequests.
-func keys(res mcptest.ModernResult) []string {
+func keys(res mcptest.StatelessResult) []string {
 	k := slices.Collect(maps.Keys(res.InputRequests))
 	sort.Strings(k)
 	return k
@@ -96,7 +96,7 @@ func TestOneHandlerBothEras(t *testing.T) {
 	legacy := e.newClient(nil)
 	legacy.OnRequest = legacyAnswers("Ada")
 	e.session(legacy, "2025-11-25")
-	modern := e.modern()
+	stateless := e.stateless()
 
 	tests := []struct {
 		tool, key, method string
@@ -125,36 +125,36 @@ func TestOneHandlerBothEras(t *testing.T) {
 				t.Errorf("session: server requests %v, want one %s", resp.Requests, tt.method)
 			}
 
-			resp1 := callTool(t, modern, tt.tool, tt.args, nil)
+			resp1 := callTool(t, stateless, tt.tool, tt.args, nil)
 			round1 := inputRequired(t, resp1)
 			if got := keys(round1); !slices.Equal(got, []string{tt.key}) || round1.InputRequests[tt.key].Method != tt.method {
-				t.Fatalf("modern round 1 asks %v (%+v), want %s: %s", got, round1.InputRequests, tt.key, tt.method)
+				t.Fatalf("stateless round 1 asks %v (%+v), want %s: %s", got, round1.InputRequests, tt.key, tt.method)
 			}
 			if len(resp1.Requests) != 0 {
-				t.Errorf("modern round 1 sent server requests on the stream: %v", resp1.Requests)
+				t.Errorf("stateless round 1 sent server requests on the stream: %v", resp1.Requests)
 			}
 			if round1.RequestState == "" {
-				t.Error("modern round 1 has no requestState")
+				t.Error("stateless round 1 has no requestState")
 			}
 			if len(resp.Requests) == 1 {
 				// Both eras ask the same question.
 				if got, want := canonical(string(round1.InputRequests[tt.key].Params)), canonical(string(resp.Requests[0].Params)); got != want {
-					t.Errorf("modern question %s, session question %s", got, want)
+					t.Errorf("stateless question %s, session question %s", got, want)
 				}
 			}
-			resp2 := callTool(t, modern, tt.tool, tt.args, map[string]any{
+			resp2 := callTool(t, stateless, tt.tool, tt.args, map[string]any{
 				"inputResponses": map[string]any{tt.key: tt.answer}, "requestState": round1.RequestState,
 			})
 			if got := toolText(t, resp2); got != tt.want {
-				t.Errorf("modern round 2: %q, want %q", got, tt.want)
+				t.Errorf("stateless round 2: %q, want %q", got, tt.want)
 			}
 		})
 	}
 }
 
-func TestModernElicitationRounds(t *testing.T) {
+func TestStatelessElicitationRounds(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	const tool = "test_input_required_result_elicitation"
 	round1 := inputRequired(t, callTool(t, c, tool, map[string]any{}, nil))
 	msg, schema := elicitParams(t, round1.InputRequests["user_name"])
@@ -177,9 +177,9 @@ func TestModernElicitationRounds(t *testing.T) {
 	}
 }
 
-func TestModernInvalidInputResponsesAreAskedAgain(t *testing.T) {
+func TestStatelessInvalidInputResponsesAreAskedAgain(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	const tool = "test_input_required_result_elicitation"
 	state := inputRequired(t, callTool(t, c, tool, map[string]any{}, nil)).RequestState
 	for _, tc := range []struct {
@@ -218,9 +218,9 @@ func TestModernInvalidInputResponsesAreAskedAgain(t *testing.T) {
 	}
 }
 
-func TestModernMultiRound(t *testing.T) {
+func TestStatelessMultiRound(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	const tool = "test_input_required_result_multi_round"
 	r1 := inputRequired(t, callTool(t, c, tool, map[string]any{}, nil))
 	if !slices.Equal(keys(r1), []string{"step1"}) || r1.RequestState == "" {
@@ -253,9 +253,9 @@ func TestModernMultiRound(t *testing.T) {
 	}
 }
 
-func TestModernMultipleInputs(t *testing.T) {
+func TestStatelessMultipleInputs(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	const tool = "test_input_required_result_multiple_inputs"
 	r1 := inputRequired(t, callTool(t, c, tool, map[string]any{}, nil))
 	if got := keys(r1); !slices.Equal(got, []string{"client_roots", "greeting", "user_name"}) || r1.RequestState == "" {
@@ -286,7 +286,7 @@ func TestModernMultipleInputs(t *testing.T) {
 	}
 }
 
-func TestModernInputOnlyForDeclaredCapabilities(t *testing.T) {
+func TestStatelessInputOnlyForDeclaredCapabilities(t *testing.T) {
 	e := newEnv(t, nil)
 	const tool = "test_input_required_result_capabilities"
 	for _, tc := range []struct {
@@ -301,7 +301,7 @@ func TestModernInputOnlyForDeclaredCapabilities(t *testing.T) {
 		{"neither", mcp.ClientCapabilities{}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c := e.modern()
+			c := e.stateless()
 			c.Capabilities = tc.caps
 			resp := callTool(t, c, tool, map[string]any{}, nil)
 			if tc.want == nil {
@@ -321,7 +321,7 @@ func TestModernInputOnlyForDeclaredCapabilities(t *testing.T) {
 		})
 	}
 	// A tool that needs a capability the client lacks says which.
-	c := e.modern()
+	c := e.stateless()
 	c.Capabilities = mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}
 	r := c.Request("tools/call", map[string]any{"name": "test_input_required_result_elicitation", "arguments": map[string]any{}})
 	je := wantError(t, send(t, c, r), r.ID, 400, jsonrpc.CodeMissingCapability)
@@ -330,7 +330,7 @@ func TestModernInputOnlyForDeclaredCapabilities(t *testing.T) {
 	}
 }
 
-func TestModernInputRequiredPromptAndResource(t *testing.T) {
+func TestStatelessInputRequiredPromptAndResource(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Resource("test://secret/{id}", func(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		res, _, err := c.Elicit("Password for "+p.String("id")+"?", params.Must(params.Raw([]byte(`{"type":"object","properties":{"password":{"type":"string"}},"required":["password"]}`))), specter.InputKey("password"))
@@ -343,7 +343,7 @@ func TestModernInputRequiredPromptAndResource(t *testing.T) {
 		return specter.Reply("the secret of " + p.String("id"))
 	}, specter.Description("A resource behind a password"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 
 	const prompt = "test_input_required_result_prompt"
 	r1 := inputRequired(t, call(t, c, "prompts/get", map[string]any{"name": prompt}))
@@ -383,13 +383,13 @@ func TestModernInputRequiredPromptAndResource(t *testing.T) {
 	}
 }
 
-// TestModernConcurrentInputRequests: a handler may ask for input from
+// TestStatelessConcurrentInputRequests: a handler may ask for input from
 // several goroutines at once; every question is collected, and an
 // invalid answer to one does not lose the valid answer to the other.
 // Run with -race it also checks that specter guards the answers it
 // reads and drops from both goroutines (rounds are repeated, since a
 // race shows only when the two actually overlap).
-func TestModernConcurrentInputRequests(t *testing.T) {
+func TestStatelessConcurrentInputRequests(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Tool("parallel", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		schema := params.Must(params.Raw([]byte(nameSchema)))
@@ -404,12 +404,12 @@ func TestModernConcurrentInputRequests(t *testing.T) {
 		return specter.Reply("both answered")
 	}, specter.Description("Asks two questions from two goroutines"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	r1 := inputRequired(t, callTool(t, c, "parallel", nil, nil))
 	if !slices.Equal(keys(r1), []string{"a", "b"}) {
 		t.Fatalf("round 1 asks %v", keys(r1))
 	}
-	var r2 mcptest.ModernResult
+	var r2 mcptest.StatelessResult
 	for range 30 {
 		r2 = inputRequired(t, callTool(t, c, "parallel", nil, map[string]any{
 			"inputResponses": map[string]any{"a": map[string]any{"action": "maybe"}, "b": elicitAccept(map[string]any{"name": "Bo"})},
@@ -426,8 +426,8 @@ func TestModernConcurrentInputRequests(t *testing.T) {
 	}
 }
 
-// TestLegacyResultsStayLegacy: modern fields never leak into session-era
-// answers, even right after the same handlers answered modern requests.
+// TestLegacyResultsStayLegacy: stateless fields never leak into session-era
+// answers, even right after the same handlers answered stateless requests.
 func TestLegacyResultsStayLegacy(t *testing.T) {
 	shared := &mcp.CallToolResult{Content: []mcp.Content{mcp.Text("shared")}}
 	sharedPrompt := &mcp.GetPromptResult{Messages: []mcp.PromptMessage{specter.UserMessage("shared")}}
@@ -443,15 +443,15 @@ func TestLegacyResultsStayLegacy(t *testing.T) {
 		return specter.Reply(sharedRead)
 	}, specter.Description("Replies with the same contents value every time"))
 	e := newEnv(t, r)
-	modern := e.modern()
+	stateless := e.stateless()
 	legacy := e.session(nil, "2025-11-25")
 
 	for _, m := range everyMethod {
-		complete(t, call(t, modern, m.method, m.params), nil)
+		complete(t, call(t, stateless, m.method, m.params), nil)
 	}
-	complete(t, callTool(t, modern, "shared_result", nil, nil), nil)
-	complete(t, call(t, modern, "prompts/get", map[string]any{"name": "shared_prompt"}), nil)
-	complete(t, call(t, modern, "resources/read", map[string]any{"uri": "test://shared"}), nil)
+	complete(t, callTool(t, stateless, "shared_result", nil, nil), nil)
+	complete(t, call(t, stateless, "prompts/get", map[string]any{"name": "shared_prompt"}), nil)
+	complete(t, call(t, stateless, "resources/read", map[string]any{"uri": "test://shared"}), nil)
 
 	for _, method := range []string{"ping", "logging/setLevel"} {
 		var params any
@@ -473,7 +473,7 @@ func TestLegacyResultsStayLegacy(t *testing.T) {
 		{"tools/list", nil},
 		{"tools/call", map[string]any{"name": "test_simple_text"}},
 		{"tools/call", map[string]any{"name": "shared_result"}},
-		{"tools/call", map[string]any{"name": "test_simple_text", "_meta": modern.Meta()}},
+		{"tools/call", map[string]any{"name": "test_simple_text", "_meta": stateless.Meta()}},
 		{"prompts/list", nil},
 		{"prompts/get", map[string]any{"name": "shared_prompt"}},
 		{"resources/list", nil},
@@ -513,7 +513,7 @@ func flip(s string, i int) string {
 var confirm = map[string]any{"confirm": elicitAccept(map[string]any{"ok": true})}
 
 // wantStateRefused retries tool with state and expects -32602.
-func wantStateRefused(t *testing.T, c *mcptest.ModernClient, method, name, state string) {
+func wantStateRefused(t *testing.T, c *mcptest.StatelessClient, method, name, state string) {
 	t.Helper()
 	p := map[string]any{"inputResponses": confirm, "requestState": state}
 	if method == "resources/read" {
@@ -526,9 +526,9 @@ func wantStateRefused(t *testing.T, c *mcptest.ModernClient, method, name, state
 	wantError(t, send(t, c, r), r.ID, 400, jsonrpc.CodeInvalidParams)
 }
 
-func TestModernRequestStateTampered(t *testing.T) {
+func TestStatelessRequestStateTampered(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	for _, tool := range []string{"test_input_required_result_tampered_state", "test_input_required_result_request_state"} {
 		s := inputRequired(t, callTool(t, c, tool, map[string]any{}, nil)).RequestState
 		if len(s) < 32 {
@@ -552,10 +552,10 @@ func TestModernRequestStateTampered(t *testing.T) {
 	}
 }
 
-func TestModernRequestStateExpires(t *testing.T) {
+func TestStatelessRequestStateExpires(t *testing.T) {
 	const tool = "test_input_required_result_request_state"
-	expiring := newEnv(t, fixture.New(quiet, specter.InputTimeout(time.Millisecond))).modern()
-	lasting := newEnv(t, nil).modern()
+	expiring := newEnv(t, fixture.New(quiet, specter.InputTimeout(time.Millisecond))).stateless()
+	lasting := newEnv(t, nil).stateless()
 	// Start just after a second boundary, so that a clock of whole seconds
 	// cannot hide the expiry behind the rest of the second.
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
@@ -568,7 +568,7 @@ func TestModernRequestStateExpires(t *testing.T) {
 	}
 }
 
-func TestModernRequestStateBoundToCaller(t *testing.T) {
+func TestStatelessRequestStateBoundToCaller(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Connect(func(c *specter.Context) error {
 		if who := c.HTTPRequest().Header.Get("X-User"); who != "" {
@@ -577,8 +577,8 @@ func TestModernRequestStateBoundToCaller(t *testing.T) {
 		return nil
 	})
 	e := newEnv(t, r)
-	as := func(who string) *mcptest.ModernClient {
-		c := e.modern()
+	as := func(who string) *mcptest.StatelessClient {
+		c := e.stateless()
 		if who != "" {
 			c.Header.Set("X-User", who)
 		}
@@ -599,7 +599,7 @@ func TestModernRequestStateBoundToCaller(t *testing.T) {
 	}
 }
 
-func TestModernRequestStateBoundToRequest(t *testing.T) {
+func TestStatelessRequestStateBoundToRequest(t *testing.T) {
 	r := fixture.New(quiet)
 	ask := func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		_, action, err := c.Elicit("Please confirm", params.Must(params.Raw([]byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`))), specter.InputKey("confirm"))
@@ -612,7 +612,7 @@ func TestModernRequestStateBoundToRequest(t *testing.T) {
 	r.Prompt("ask", ask, specter.Description("A prompt of the same name that confirms"))
 	r.Resource("test://ask/{id}", ask, specter.Description("A resource that confirms"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	st := inputRequired(t, callTool(t, c, "test_input_required_result_request_state", map[string]any{}, nil)).RequestState
 	wantStateRefused(t, c, "tools/call", "test_input_required_result_tampered_state", st)
 	tool := inputRequired(t, callTool(t, c, "ask", map[string]any{}, nil)).RequestState
@@ -624,10 +624,10 @@ func TestModernRequestStateBoundToRequest(t *testing.T) {
 	}
 }
 
-// TestModernRequestStateBoundToArguments: answers given for one set of
+// TestStatelessRequestStateBoundToArguments: answers given for one set of
 // arguments cannot complete a call with others (issue 9, item 11), while
 // answers sent up front, without a state, stay the client's to give.
-func TestModernRequestStateBoundToArguments(t *testing.T) {
+func TestStatelessRequestStateBoundToArguments(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Tool("deploy", func(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		_, action, err := c.Elicit("Deploy to "+p.String("env")+"?", params.Must(params.Raw([]byte(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`))), specter.InputKey("confirm"))
@@ -636,7 +636,7 @@ func TestModernRequestStateBoundToArguments(t *testing.T) {
 		}
 		return specter.Reply("deployed to " + p.String("env") + ": " + string(action))
 	}, specter.Description("Deploys after a confirmation"), params.String("env", params.Required(), params.Description("where")))
-	c := newEnv(t, r).modern()
+	c := newEnv(t, r).stateless()
 	staging, production := map[string]any{"env": "staging"}, map[string]any{"env": "production"}
 	st := inputRequired(t, callTool(t, c, "deploy", staging, nil)).RequestState
 	req := c.Request("tools/call", map[string]any{"name": "deploy", "arguments": production, "inputResponses": confirm, "requestState": st})
@@ -649,13 +649,13 @@ func TestModernRequestStateBoundToArguments(t *testing.T) {
 	}
 }
 
-func TestModernRequestStateBoundToKey(t *testing.T) {
+func TestStatelessRequestStateBoundToKey(t *testing.T) {
 	const tool = "test_input_required_result_request_state"
 	key := []byte("a secret shared by every node of the deployment")
-	one := newEnv(t, fixture.New(quiet, specter.StateKey(key))).modern()
-	same := newEnv(t, fixture.New(quiet, specter.StateKey(key))).modern()
-	other := newEnv(t, fixture.New(quiet, specter.StateKey([]byte("another deployment")))).modern()
-	random := newEnv(t, nil).modern()
+	one := newEnv(t, fixture.New(quiet, specter.StateKey(key))).stateless()
+	same := newEnv(t, fixture.New(quiet, specter.StateKey(key))).stateless()
+	other := newEnv(t, fixture.New(quiet, specter.StateKey([]byte("another deployment")))).stateless()
+	random := newEnv(t, nil).stateless()
 
 	st := inputRequired(t, callTool(t, one, tool, map[string]any{}, nil)).RequestState
 	wantStateRefused(t, other, "tools/call", tool, st)
@@ -664,5 +664,5 @@ func TestModernRequestStateBoundToKey(t *testing.T) {
 		t.Errorf("a node sharing the key: %q", got)
 	}
 	randomState := inputRequired(t, callTool(t, random, tool, map[string]any{}, nil)).RequestState
-	wantStateRefused(t, newEnv(t, nil).modern(), "tools/call", tool, randomState)
+	wantStateRefused(t, newEnv(t, nil).stateless(), "tools/call", tool, randomState)
 }

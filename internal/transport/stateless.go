@@ -5,19 +5,19 @@ import (
 
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/inproc"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// serveModern serves a 2026-07-28 POST: validation in the order the
+// serveStateless serves a 2026-07-28 POST: validation in the order the
 // revision prescribes, then connect, then dispatch on the request's own
 // response stream.
-func (t *Transport[C]) serveModern(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message, batch bool) {
+func (t *Transport[C]) serveStateless(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message, batch bool) {
 	if batch {
-		refusal.Write(w, nil, refusal.ModernBatch)
+		refusal.Write(w, nil, refusal.StatelessBatch)
 		return
 	}
 	m := msgs[0]
@@ -26,7 +26,7 @@ func (t *Transport[C]) serveModern(w http.ResponseWriter, req *http.Request, msg
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case jsonrpc.KindResponse, jsonrpc.KindErrorResponse:
-		refusal.Write(w, nil, refusal.ModernResponse)
+		refusal.Write(w, nil, refusal.StatelessResponse)
 		return
 	}
 	if e := handlers.CheckParams(m.Params); e != nil {
@@ -37,7 +37,7 @@ func (t *Transport[C]) serveModern(w http.ResponseWriter, req *http.Request, msg
 	if inproc.Is(req.Context()) {
 		hdr = nil // no intermediary routes it: _meta alone speaks for it
 	}
-	p, call, refused := modern.Read(hdr, m)
+	p, call, refused := stateless.Read(hdr, m)
 	if refused != nil {
 		refusal.Write(w, m.ID, refused)
 		return
@@ -56,11 +56,11 @@ func (t *Transport[C]) serveModern(w http.ResponseWriter, req *http.Request, msg
 		t.serveListen(w, req, c, m)
 		return
 	}
-	if modern.TaskMethod(m.Method) {
+	if stateless.TaskMethod(m.Method) {
 		t.host.ServeTask(w, c, m, call, p)
 		return
 	}
-	if _, found := handlers.LookupModern(m.Method); !found {
+	if _, found := handlers.LookupStateless(m.Method); !found {
 		refusal.Write(w, m.ID, refusal.MethodNotFound(m.Method))
 		return
 	}

@@ -7,15 +7,15 @@ import (
 	"github.com/specter-mcp/specter/internal/quota"
 )
 
-// Caps counts what each caller holds on this node: sessions, GET streams
+// Quotas counts what each caller holds on this node: sessions, GET streams
 // and subscriptions/listen streams.
-type Caps struct {
+type Quotas struct {
 	Sessions, Streams, Listeners *quota.Counter
 }
 
-// DefaultCaps are 100 sessions, 100 streams and 16 listeners a caller.
-func DefaultCaps() Caps {
-	return Caps{Sessions: quota.New(100), Streams: quota.New(100), Listeners: quota.New(16)}
+// DefaultQuotas are 100 sessions, 100 streams and 16 listeners a caller.
+func DefaultQuotas() Quotas {
+	return Quotas{Sessions: quota.New(100), Streams: quota.New(100), Listeners: quota.New(16)}
 }
 
 // CallerKey names who a request counts against: its principal, or, for

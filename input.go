@@ -4,9 +4,9 @@ import (
 	"fmt"
 
 	"github.com/specter-mcp/specter/handlers"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 )
 
 // ErrInputRequired is returned by Elicit, Sample and ListRoots on the
@@ -17,7 +17,7 @@ import (
 // same calls block until the client answers instead, so one handler body
 // serves both eras. Several calls may fail with it in one run: the client
 // is then asked everything at once (errors.Join their errors).
-var ErrInputRequired = modern.ErrInputRequired
+var ErrInputRequired = stateless.ErrInputRequired
 
 // ErrInputTimeout is wrapped by the error of Elicit, Sample and ListRoots
 // when the client did not answer within the router's InputTimeout.
@@ -74,7 +74,7 @@ func (x *exchange) binding() seal.Binding {
 
 // inputRequired is the input_required result of a run that asked.
 func (x *exchange) inputRequired(d *declaration) handlers.Outcome {
-	res, err := x.c.req.modern.InputRequired(x.r.sealer, x.binding())
+	res, err := x.c.req.stateless.InputRequired(x.r.sealer, x.binding())
 	if err != nil {
 		return handlers.Failed(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
 	}

@@ -32,7 +32,7 @@ func updated(uri string) string { return resourceUpdated + " " + uri }
 // listen opens a listen stream, closed when the test ends, and checks its
 // acknowledgement: the first message, tagged with the request id, naming
 // the filter.
-func listen(t *testing.T, c *mcptest.ModernClient, filter mcp.SubscriptionFilter) *mcptest.Subscription {
+func listen(t *testing.T, c *mcptest.StatelessClient, filter mcp.SubscriptionFilter) *mcptest.Subscription {
 	t.Helper()
 	sub, err := c.Listen(ctx(t), filter)
 	if err != nil {
@@ -122,9 +122,9 @@ func nextLegacy(t *testing.T, s *mcptest.Stream) *jsonrpc.Message {
 	return m
 }
 
-func TestModernListenAcknowledgesFirst(t *testing.T) {
+func TestStatelessListenAcknowledgesFirst(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	for _, f := range []mcp.SubscriptionFilter{
 		{},
 		{ToolsListChanged: true},
@@ -148,9 +148,9 @@ func TestModernListenAcknowledgesFirst(t *testing.T) {
 	expect(t, sub, toolsChanged)
 }
 
-func TestModernListenFilters(t *testing.T) {
+func TestStatelessListenFilters(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	const watched, static = "test://watched-resource", "test://static-text"
 	tools := listen(t, c, mcp.SubscriptionFilter{ToolsListChanged: true})
 	prompts := listen(t, c, mcp.SubscriptionFilter{PromptsListChanged: true})
@@ -189,7 +189,7 @@ func TestModernListenFilters(t *testing.T) {
 	expect(t, all, toolsChanged, promptsChanged)
 }
 
-func TestModernResourceUpdatedRespectsAllowList(t *testing.T) {
+func TestStatelessResourceUpdatedRespectsAllowList(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Connect(func(c *specter.Context) error {
 		switch c.HTTPRequest().Header.Get("X-Plan") {
@@ -202,7 +202,7 @@ func TestModernResourceUpdatedRespectsAllowList(t *testing.T) {
 		return nil
 	})
 	e := newEnv(t, r)
-	basicClient, ultraClient := e.modern(), e.modern()
+	basicClient, ultraClient := e.stateless(), e.stateless()
 	basicClient.Header.Set("X-Plan", "basic")
 	ultraClient.Header.Set("X-Plan", "ultra")
 	const watched, static, item = "test://watched-resource", "test://static-text", "test://template/7/data"
@@ -220,7 +220,7 @@ func TestModernResourceUpdatedRespectsAllowList(t *testing.T) {
 	nothingMore(t, ultra)
 }
 
-func TestModernNotifyForPrincipal(t *testing.T) {
+func TestStatelessNotifyForPrincipal(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Connect(func(c *specter.Context) error {
 		c.SetPrincipal(c.HTTPRequest().Header.Get("X-User"))
@@ -242,9 +242,9 @@ func TestModernNotifyForPrincipal(t *testing.T) {
 		gets[who] = s
 	}
 	// The GET streams were opened first, so they are attached by the time
-	// the listen streams are acknowledged (see TestModernNotifyReachesAJustOpenedGETStream).
+	// the listen streams are acknowledged (see TestStatelessNotifyReachesAJustOpenedGETStream).
 	for _, who := range []string{"alice", "bob"} {
-		c := e.modern()
+		c := e.stateless()
 		c.Header.Set("X-User", who)
 		subs[who] = listen(t, c, filter)
 	}
@@ -270,11 +270,11 @@ func TestModernNotifyForPrincipal(t *testing.T) {
 	}
 }
 
-// TestModernNotifyReachesAJustOpenedGETStream: once a session's GET
+// TestStatelessNotifyReachesAJustOpenedGETStream: once a session's GET
 // stream has answered 200, a notification for its principal reaches it,
 // however soon it is sent. The window it probes is short, so it opens
 // many streams.
-func TestModernNotifyReachesAJustOpenedGETStream(t *testing.T) {
+func TestStatelessNotifyReachesAJustOpenedGETStream(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Connect(func(c *specter.Context) error {
 		c.SetPrincipal(c.HTTPRequest().Header.Get("X-User"))
@@ -324,9 +324,9 @@ func nextWithin(s *mcptest.Stream, d time.Duration) (*jsonrpc.Message, error) {
 	}
 }
 
-func TestModernRuntimeDeclarationsNotifyListeners(t *testing.T) {
+func TestStatelessRuntimeDeclarationsNotifyListeners(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	all := listen(t, c, mcp.SubscriptionFilter{ToolsListChanged: true, PromptsListChanged: true, ResourcesListChanged: true})
 	tools := listen(t, c, mcp.SubscriptionFilter{ToolsListChanged: true})
 	eventually(t, "both listeners are registered", func() bool { return e.r.Listeners() == 2 })
@@ -349,9 +349,9 @@ func TestModernRuntimeDeclarationsNotifyListeners(t *testing.T) {
 	nothingMore(t, tools)
 }
 
-func TestModernListenKeepAlive(t *testing.T) {
+func TestStatelessListenKeepAlive(t *testing.T) {
 	e := newEnv(t, fixture.New(quiet, specter.KeepAlive(20*time.Millisecond)))
-	sub := listen(t, e.modern(), mcp.SubscriptionFilter{ToolsListChanged: true})
+	sub := listen(t, e.stateless(), mcp.SubscriptionFilter{ToolsListChanged: true})
 	start := time.Now()
 	eventually(t, "three keep-alive comments arrive", func() bool { return sub.Comments() >= 3 })
 	if d := time.Since(start); d > 2*time.Second {
@@ -360,16 +360,16 @@ func TestModernListenKeepAlive(t *testing.T) {
 	e.r.NotifyToolsChanged()
 	expect(t, sub, toolsChanged)
 	// Without the option, a quiet stream gets no comment for a while.
-	quietSub := listen(t, newEnv(t, nil).modern(), mcp.SubscriptionFilter{})
+	quietSub := listen(t, newEnv(t, nil).stateless(), mcp.SubscriptionFilter{})
 	time.Sleep(100 * time.Millisecond)
 	if n := quietSub.Comments(); n != 0 {
 		t.Errorf("%d keep-alive comments within 100 ms at the default 15 s interval", n)
 	}
 }
 
-func TestModernListenEndsWithTheRouter(t *testing.T) {
+func TestStatelessListenEndsWithTheRouter(t *testing.T) {
 	e := newEnv(t, nil)
-	sub := listen(t, e.modern(), mcp.SubscriptionFilter{ToolsListChanged: true})
+	sub := listen(t, e.stateless(), mcp.SubscriptionFilter{ToolsListChanged: true})
 	eventually(t, "the listener is registered", func() bool { return e.r.Listeners() == 1 })
 	c, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -394,7 +394,7 @@ func TestModernListenEndsWithTheRouter(t *testing.T) {
 
 	// A stream opened after shutdown is refused, or ends at once: it must
 	// not stay open on a router that is gone.
-	late, err := e.modern().Listen(c, mcp.SubscriptionFilter{ToolsListChanged: true})
+	late, err := e.stateless().Listen(c, mcp.SubscriptionFilter{ToolsListChanged: true})
 	if err != nil {
 		return
 	}
@@ -415,7 +415,7 @@ func TestModernListenEndsWithTheRouter(t *testing.T) {
 	}
 }
 
-func TestModernListenRefusals(t *testing.T) {
+func TestStatelessListenRefusals(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Connect(func(c *specter.Context) error {
 		if c.HTTPRequest().Header.Get("Authorization") == "" {
@@ -424,7 +424,7 @@ func TestModernListenRefusals(t *testing.T) {
 		return nil
 	})
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	req := c.Request("subscriptions/listen", map[string]any{"notifications": map[string]any{}})
 	resp := send(t, c, req)
 	wantError(t, resp, req.ID, 401, jsonrpc.CodeInvalidRequest)
@@ -442,14 +442,14 @@ func TestModernListenRefusals(t *testing.T) {
 	}
 }
 
-// TestModernThousandListenStreams opens 1,000 listen streams at once, then
+// TestStatelessThousandListenStreams opens 1,000 listen streams at once, then
 // closes them, and checks that the router lets go of every one: no
 // listener left, and the goroutine count back to where it was.
-func TestModernThousandListenStreams(t *testing.T) {
+func TestStatelessThousandListenStreams(t *testing.T) {
 	const streams, batch = 1000, 100
 	// One client opens them all: no per-caller cap.
 	e := newEnv(t, fixture.New(quiet, specter.MaxListenersPerPrincipal(0)))
-	c := e.modern()
+	c := e.stateless()
 	// Warm up the client and server so that their lazily started
 	// goroutines are in the baseline.
 	warm := listen(t, c, mcp.SubscriptionFilter{})

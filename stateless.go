@@ -3,21 +3,21 @@ package specter
 import (
 	"time"
 
-	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/mcp"
 )
 
 // HTTP headers of the 2026-07-28 Streamable HTTP transport.
 const (
-	HeaderMethod      = modern.HeaderMethod
-	HeaderName        = modern.HeaderName
-	HeaderParamPrefix = modern.HeaderParamPrefix
+	HeaderMethod      = stateless.HeaderMethod
+	HeaderName        = stateless.HeaderName
+	HeaderParamPrefix = stateless.HeaderParamPrefix
 )
 
 // decorate adds what the 2026-07-28 revision puts on results, with the
 // caching hint of the router or of the resource read.
 func (x *exchange) decorate(result any) {
-	base := modern.Decorate(result, x.r.info, x.c.req.Method)
+	base := stateless.Decorate(result, x.r.info, x.c.req.Method)
 	if base == nil {
 		return
 	}
@@ -28,7 +28,7 @@ func (x *exchange) decorate(result any) {
 		}
 	}
 	// What this caller sees depends on who it is.
-	modern.Cache(base, hint.ttl, hint.visibility, x.c.grant.filtered() || x.c.grant.principal != "" || x.hid)
+	stateless.Cache(base, hint.ttl, hint.visibility, x.c.grant.filtered() || x.c.grant.principal != "" || x.hid)
 }
 
 // cacheHint is how long and by whom a result may be cached.

@@ -14,12 +14,12 @@ import (
 	"github.com/specter-mcp/specter/mcptest"
 )
 
-// capsServer serves a router whose callers are named by X-User; without
+// quotaServer serves a router whose callers are named by X-User; without
 // it a caller is anonymous and counted by its address, which X-Peer
 // stands in for.
-func capsServer(t *testing.T, opts ...specter.RouterOption) (*specter.Router, *httptest.Server) {
+func quotaServer(t *testing.T, opts ...specter.RouterOption) (*specter.Router, *httptest.Server) {
 	t.Helper()
-	r := specter.NewRouter("caps", "1.0.0", append([]specter.RouterOption{quiet}, opts...)...)
+	r := specter.NewRouter("quotas", "1.0.0", append([]specter.RouterOption{quiet}, opts...)...)
 	r.Connect(func(c *specter.Context) error {
 		c.SetPrincipal(c.HTTPRequest().Header.Get("X-User"))
 		return nil
@@ -39,8 +39,8 @@ func capsServer(t *testing.T, opts ...specter.RouterOption) (*specter.Router, *h
 	return r, srv
 }
 
-// capsClient is a session-era client of srv sending header: value.
-func capsClient(srv *httptest.Server, header, value string) *mcptest.Client {
+// quotaClient is a session-era client of srv sending header: value.
+func quotaClient(srv *httptest.Server, header, value string) *mcptest.Client {
 	c := mcptest.NewClient(srv.URL)
 	c.HTTP = srv.Client()
 	if value != "" {
@@ -76,8 +76,8 @@ func wantRefused(t *testing.T, what string, status int, e *jsonrpc.Error, limit 
 // refused while another principal still gets one, and ending a session
 // frees its slot.
 func TestSessionsPerPrincipal(t *testing.T) {
-	r, srv := capsServer(t) // the default: 100
-	alice := capsClient(srv, "X-User", "alice")
+	r, srv := quotaServer(t) // the default: 100
+	alice := quotaClient(srv, "X-User", "alice")
 	var first string
 	for i := range 100 {
 		if resp := initialize(t, alice); resp.Status != http.StatusOK || alice.SessionID == "" {
@@ -92,7 +92,7 @@ func TestSessionsPerPrincipal(t *testing.T) {
 	if resp.Header.Get("Mcp-Session-Id") != "" {
 		t.Fatal("a refused initialize named a session")
 	}
-	bob := capsClient(srv, "X-User", "bob")
+	bob := quotaClient(srv, "X-User", "bob")
 	if resp := initialize(t, bob); resp.Status != http.StatusOK {
 		t.Fatalf("bob's initialize: HTTP %d %s", resp.Status, resp.Body)
 	}
@@ -111,7 +111,7 @@ func TestSessionsPerPrincipal(t *testing.T) {
 // Anonymous callers are counted by address: one address at its limit
 // does not hold back another, nor a named caller.
 func TestAnonymousSessionsPerAddress(t *testing.T) {
-	_, srv := capsServer(t, specter.MaxSessionsPerPrincipal(2))
+	_, srv := quotaServer(t, specter.MaxSessionsPerPrincipal(2))
 	tests := []struct {
 		name, header, value string
 		want                []int
@@ -124,7 +124,7 @@ func TestAnonymousSessionsPerAddress(t *testing.T) {
 		{"a principal named like an address", "X-User", "ip:192.0.2.1", []int{200}},
 	}
 	for _, tt := range tests {
-		c := capsClient(srv, tt.header, tt.value)
+		c := quotaClient(srv, tt.header, tt.value)
 		for i, want := range tt.want {
 			if resp := initialize(t, c); resp.Status != want {
 				t.Errorf("%s: initialize %d: HTTP %d, want %d", tt.name, i+1, resp.Status, want)
@@ -135,10 +135,10 @@ func TestAnonymousSessionsPerAddress(t *testing.T) {
 
 // A principal's session-era GET streams are capped across its sessions.
 func TestStreamsPerPrincipal(t *testing.T) {
-	_, srv := capsServer(t, specter.MaxStreamsPerPrincipal(2))
+	_, srv := quotaServer(t, specter.MaxStreamsPerPrincipal(2))
 	var streams []*mcptest.Stream
 	for i := range 3 {
-		c := capsClient(srv, "X-User", "alice")
+		c := quotaClient(srv, "X-User", "alice")
 		if resp := initialize(t, c); resp.Status != http.StatusOK {
 			t.Fatalf("initialize: HTTP %d", resp.Status)
 		}
@@ -157,7 +157,7 @@ func TestStreamsPerPrincipal(t *testing.T) {
 		var e *jsonrpc.Message
 		e, _ = decodeMessage(se.Body)
 		wantRefused(t, "the third GET stream", se.Status, e.Error, "2 GET streams")
-		bob := capsClient(srv, "X-User", "bob")
+		bob := quotaClient(srv, "X-User", "bob")
 		initialize(t, bob)
 		bs, err := bob.Listen(ctx(t), "")
 		if err != nil {
@@ -180,9 +180,9 @@ func TestStreamsPerPrincipal(t *testing.T) {
 
 // A principal's subscriptions/listen streams (2026-07-28) are capped.
 func TestListenersPerPrincipal(t *testing.T) {
-	r, srv := capsServer(t) // the default: 16
-	client := func(user string) *mcptest.ModernClient {
-		c := mcptest.NewModernClient(srv.URL)
+	r, srv := quotaServer(t) // the default: 16
+	client := func(user string) *mcptest.StatelessClient {
+		c := mcptest.NewStatelessClient(srv.URL)
 		c.HTTP = srv.Client()
 		c.Header.Set("X-User", user)
 		return c

@@ -24,7 +24,7 @@ import (
 )
 
 // scope names this instrumentation to the providers.
-const scope = "github.com/specter-mcp/specter/otel"
+const scope = "github.com/specter-mcp/specter/specterotel"
 
 // Unknown is the label value of a name the client sent that nothing
 // declares, and of a method the router does not serve.

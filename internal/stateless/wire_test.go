@@ -1,4 +1,4 @@
-package modern
+package stateless
 
 import (
 	"encoding/json"
@@ -35,8 +35,8 @@ func TestIs(t *testing.T) {
 		msgs             []*jsonrpc.Message
 		want             bool
 	}{
-		{"modern meta alone", "", "", msg(`{"_meta":` + meta + `}`), true},
-		{"modern version header", "", "2026-07-28", msg(`{}`), true},
+		{"stateless meta alone", "", "", msg(`{"_meta":` + meta + `}`), true},
+		{"stateless version header", "", "2026-07-28", msg(`{}`), true},
 		{"unknown version header", "", "2099-01-01", msg(`{}`), true},
 		{"session-era header", "", "2025-11-25", msg(`{}`), false},
 		{"nothing", "", "", msg(`{}`), false},

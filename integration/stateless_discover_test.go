@@ -11,9 +11,9 @@ import (
 	"github.com/specter-mcp/specter/mcptest"
 )
 
-func TestModernDiscover(t *testing.T) {
+func TestStatelessDiscover(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	resp := call(t, c, "server/discover", nil)
 	var d mcp.DiscoverResult
 	base := complete(t, resp, &d)
@@ -26,7 +26,7 @@ func TestModernDiscover(t *testing.T) {
 		t.Errorf("supportedVersions %v, want [2026-07-28]", d.SupportedVersions)
 	}
 	for _, v := range d.SupportedVersions {
-		vc := e.modern()
+		vc := e.stateless()
 		vc.Version = v
 		complete(t, call(t, vc, "server/discover", nil), nil)
 	}
@@ -51,7 +51,7 @@ func TestModernDiscover(t *testing.T) {
 	complete(t, call(t, c, "server/discover", nil), nil)
 }
 
-func TestModernDiscoverInstructions(t *testing.T) {
+func TestStatelessDiscoverInstructions(t *testing.T) {
 	r := fixture.New(quiet, specter.Instructions("Use the test tools."))
 	r.Connect(func(c *specter.Context) error {
 		if who := c.HTTPRequest().Header.Get("X-User"); who != "" {
@@ -60,7 +60,7 @@ func TestModernDiscoverInstructions(t *testing.T) {
 		return nil
 	})
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	var d mcp.DiscoverResult
 	if base := complete(t, call(t, c, "server/discover", nil), &d); d.Instructions != "Use the test tools." || base.CacheScope != mcp.CachePublic {
 		t.Errorf("instructions %q, cacheScope %q", d.Instructions, base.CacheScope)
@@ -90,9 +90,9 @@ var everyMethod = []struct {
 	{"completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "test_prompt_with_arguments"}, "argument": map[string]any{"name": "arg1", "value": "te"}}, false},
 }
 
-func TestModernEveryResultHasResultTypeAndServerInfo(t *testing.T) {
+func TestStatelessEveryResultHasResultTypeAndServerInfo(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	for _, m := range everyMethod {
 		resp := call(t, c, m.method, m.params)
 		base := complete(t, resp, nil)
@@ -118,7 +118,7 @@ func hints(t *testing.T, resp *mcptest.Response) (int64, string) {
 	return *base.TTLMs, base.CacheScope
 }
 
-func TestModernCacheOptionPerRouterAndPerResource(t *testing.T) {
+func TestStatelessCacheOptionPerRouterAndPerResource(t *testing.T) {
 	r := fixture.New(quiet, specter.Cache(5*time.Second, mcp.CachePublic))
 	r.Resource("test://cached", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 		return specter.Reply("cached for a minute")
@@ -127,7 +127,7 @@ func TestModernCacheOptionPerRouterAndPerResource(t *testing.T) {
 		return specter.Reply("mine " + p.String("id"))
 	}, specter.Description("A per-user template"), specter.Cache(2*time.Second, mcp.CachePrivate))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	for _, m := range everyMethod {
 		if !m.cacheable {
 			continue
@@ -151,7 +151,7 @@ func TestModernCacheOptionPerRouterAndPerResource(t *testing.T) {
 	}
 
 	private := newEnv(t, fixture.New(quiet, specter.Cache(30*time.Second, mcp.CachePrivate)))
-	pc := private.modern()
+	pc := private.stateless()
 	for _, m := range everyMethod {
 		if m.cacheable {
 			if ttl, scope := hints(t, call(t, pc, m.method, m.params)); ttl != 30000 || scope != mcp.CachePrivate {
@@ -161,12 +161,12 @@ func TestModernCacheOptionPerRouterAndPerResource(t *testing.T) {
 	}
 
 	odd := newEnv(t, fixture.New(quiet, specter.Cache(-time.Second, "shared")))
-	if ttl, scope := hints(t, call(t, odd.modern(), "tools/list", nil)); ttl != 0 || scope != mcp.CachePublic {
+	if ttl, scope := hints(t, call(t, odd.stateless(), "tools/list", nil)); ttl != 0 || scope != mcp.CachePublic {
 		t.Errorf("Cache(-1s, \"shared\"): ttlMs=%d cacheScope=%q, want 0 public", ttl, scope)
 	}
 }
 
-func TestModernCacheScopeIsPrivateWhenConnectDecides(t *testing.T) {
+func TestStatelessCacheScopeIsPrivateWhenConnectDecides(t *testing.T) {
 	r := fixture.New(quiet, specter.Cache(5*time.Second, mcp.CachePublic))
 	r.Connect(func(c *specter.Context) error {
 		switch c.HTTPRequest().Header.Get("X-Mode") {
@@ -186,7 +186,7 @@ func TestModernCacheScopeIsPrivateWhenConnectDecides(t *testing.T) {
 		{"prompts", mcp.CachePrivate},
 		{"principal", mcp.CachePrivate},
 	} {
-		c := e.modern()
+		c := e.stateless()
 		c.Header.Set("X-Mode", tc.mode)
 		for _, m := range everyMethod {
 			if !m.cacheable {
@@ -197,7 +197,7 @@ func TestModernCacheScopeIsPrivateWhenConnectDecides(t *testing.T) {
 			}
 		}
 	}
-	c := e.modern()
+	c := e.stateless()
 	c.Header.Set("X-Mode", "filter")
 	var list mcp.ListToolsResult
 	complete(t, call(t, c, "tools/list", nil), &list)
@@ -206,10 +206,10 @@ func TestModernCacheScopeIsPrivateWhenConnectDecides(t *testing.T) {
 	}
 }
 
-func TestModernCachingHintsOnEveryPage(t *testing.T) {
+func TestStatelessCachingHintsOnEveryPage(t *testing.T) {
 	e := newEnv(t, fixture.New(quiet, specter.PageSize(4), specter.Cache(time.Second, mcp.CachePublic)))
-	c := e.modern()
-	fx := newEnv(t, nil).modern()
+	c := e.stateless()
+	fx := newEnv(t, nil).stateless()
 	var all mcp.ListToolsResult
 	complete(t, call(t, fx, "tools/list", nil), &all)
 	seen, pages := 0, 0

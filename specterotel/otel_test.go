@@ -24,8 +24,8 @@ import (
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
-	specterotel "github.com/specter-mcp/specter/otel"
 	"github.com/specter-mcp/specter/params"
+	specterotel "github.com/specter-mcp/specter/specterotel"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -133,8 +133,8 @@ func TestSpansJoinTheCallersTraceInBothEras(t *testing.T) {
 	if _, err := legacy.Initialize(context.Background(), "2025-11-25"); err != nil {
 		t.Fatal(err)
 	}
-	modern := mcptest.NewModernClient(srv.URL + "/mcp")
-	modern.HTTP = srv.Client()
+	stateless := mcptest.NewStatelessClient(srv.URL + "/mcp")
+	stateless.HTTP = srv.Client()
 
 	for _, tc := range []struct {
 		era  string
@@ -144,7 +144,7 @@ func TestSpansJoinTheCallersTraceInBothEras(t *testing.T) {
 			return legacy.CallTool(context.Background(), n, map[string]any{"name": "Ada"}, o...)
 		}},
 		{"stateless", func(n string, o ...mcptest.CallOption) (*mcptest.ToolResult, *mcptest.Response, error) {
-			return modern.CallTool(context.Background(), n, map[string]any{"name": "Ada"}, o...)
+			return stateless.CallTool(context.Background(), n, map[string]any{"name": "Ada"}, o...)
 		}},
 	} {
 		t.Run(tc.era, func(t *testing.T) {
@@ -165,7 +165,7 @@ func TestSpansJoinTheCallersTraceInBothEras(t *testing.T) {
 				"specter.outcome": "ok", "mcp.protocol.version": "2025-11-25",
 			}
 			if tc.era == "stateless" {
-				want["mcp.protocol.version"] = mcptest.ModernVersion
+				want["mcp.protocol.version"] = mcptest.StatelessVersion
 			} else {
 				want["mcp.session.id"] = legacy.SessionID
 			}
@@ -206,10 +206,10 @@ func TestHTTPHeadersCarryTheTraceWithoutMeta(t *testing.T) {
 	tel, exp := tracing(t)
 	r := newRouter(t, tel)
 	srv, _ := mcptest.NewServer(t, r.Handler(), "/mcp")
-	modern := mcptest.NewModernClient(srv.URL + "/mcp")
-	modern.HTTP = srv.Client()
-	modern.Header.Set("traceparent", headerParent)
-	if _, _, err := modern.CallTool(context.Background(), "add", nil); err != nil {
+	stateless := mcptest.NewStatelessClient(srv.URL + "/mcp")
+	stateless.HTTP = srv.Client()
+	stateless.Header.Set("traceparent", headerParent)
+	if _, _, err := stateless.CallTool(context.Background(), "add", nil); err != nil {
 		t.Fatal(err)
 	}
 	if s := span(t, exp, "tools/call add"); s.Parent.TraceID().String() != headerTrace {
@@ -217,7 +217,7 @@ func TestHTTPHeadersCarryTheTraceWithoutMeta(t *testing.T) {
 	}
 	// _meta names the message's own context and wins over the header.
 	exp.Reset()
-	if _, _, err := modern.CallTool(context.Background(), "add", nil, withTraceparent); err != nil {
+	if _, _, err := stateless.CallTool(context.Background(), "add", nil, withTraceparent); err != nil {
 		t.Fatal(err)
 	}
 	if s := span(t, exp, "tools/call add"); s.Parent.TraceID().String() != callerTrace {
@@ -225,7 +225,7 @@ func TestHTTPHeadersCarryTheTraceWithoutMeta(t *testing.T) {
 	}
 	// A traceparent in _meta that is not a string names no context.
 	exp.Reset()
-	if _, _, err := modern.CallTool(context.Background(), "add", nil, mcptest.Meta(map[string]any{"traceparent": 7})); err != nil {
+	if _, _, err := stateless.CallTool(context.Background(), "add", nil, mcptest.Meta(map[string]any{"traceparent": 7})); err != nil {
 		t.Fatal(err)
 	}
 	if s := span(t, exp, "tools/call add"); s.Parent.TraceID().String() != headerTrace {

@@ -15,12 +15,12 @@ import (
 	"github.com/specter-mcp/specter/params"
 )
 
-// TestModernValidationOrder walks FIXTURE §3.2: each probe breaks one rule,
+// TestStatelessValidationOrder walks FIXTURE §3.2: each probe breaks one rule,
 // sometimes two, and the first broken rule in the revision's order decides
 // the answer.
-func TestModernValidationOrder(t *testing.T) {
+func TestStatelessValidationOrder(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	var disc mcp.DiscoverResult
 	complete(t, call(t, c, "server/discover", nil), &disc)
 
@@ -28,58 +28,58 @@ func TestModernValidationOrder(t *testing.T) {
 		name   string
 		method string
 		params map[string]any
-		alter  func(r *mcptest.ModernRequest)
+		alter  func(r *mcptest.StatelessRequest)
 		status int
 		code   int
 	}{
 		// 1: _meta
-		{"no params at all", "server/discover", nil, func(r *mcptest.ModernRequest) { r.Params = nil }, 400, jsonrpc.CodeInvalidParams},
-		{"params without _meta", "server/discover", nil, func(r *mcptest.ModernRequest) { delete(r.Params, "_meta") }, 400, jsonrpc.CodeInvalidParams},
-		{"_meta not an object", "server/discover", nil, func(r *mcptest.ModernRequest) { r.Params["_meta"] = "2026-07-28" }, 400, jsonrpc.CodeInvalidParams},
-		{"no protocolVersion", "server/discover", nil, func(r *mcptest.ModernRequest) { delete(r.Meta(), mcp.MetaProtocolVersion) }, 400, jsonrpc.CodeInvalidParams},
-		{"protocolVersion not a string", "server/discover", nil, func(r *mcptest.ModernRequest) { r.Meta()[mcp.MetaProtocolVersion] = 20260728 }, 400, jsonrpc.CodeInvalidParams},
-		{"no clientCapabilities", "server/discover", nil, func(r *mcptest.ModernRequest) { delete(r.Meta(), mcp.MetaClientCapabilities) }, 400, jsonrpc.CodeInvalidParams},
-		{"clientCapabilities null", "server/discover", nil, func(r *mcptest.ModernRequest) { r.Meta()[mcp.MetaClientCapabilities] = nil }, 400, jsonrpc.CodeInvalidParams},
-		{"unknown logLevel", "server/discover", nil, func(r *mcptest.ModernRequest) { r.Meta()[mcp.MetaLogLevel] = "verbose" }, 400, jsonrpc.CodeInvalidParams},
-		{"no _meta beats an unsupported header", "server/discover", nil, func(r *mcptest.ModernRequest) {
+		{"no params at all", "server/discover", nil, func(r *mcptest.StatelessRequest) { r.Params = nil }, 400, jsonrpc.CodeInvalidParams},
+		{"params without _meta", "server/discover", nil, func(r *mcptest.StatelessRequest) { delete(r.Params, "_meta") }, 400, jsonrpc.CodeInvalidParams},
+		{"_meta not an object", "server/discover", nil, func(r *mcptest.StatelessRequest) { r.Params["_meta"] = "2026-07-28" }, 400, jsonrpc.CodeInvalidParams},
+		{"no protocolVersion", "server/discover", nil, func(r *mcptest.StatelessRequest) { delete(r.Meta(), mcp.MetaProtocolVersion) }, 400, jsonrpc.CodeInvalidParams},
+		{"protocolVersion not a string", "server/discover", nil, func(r *mcptest.StatelessRequest) { r.Meta()[mcp.MetaProtocolVersion] = 20260728 }, 400, jsonrpc.CodeInvalidParams},
+		{"no clientCapabilities", "server/discover", nil, func(r *mcptest.StatelessRequest) { delete(r.Meta(), mcp.MetaClientCapabilities) }, 400, jsonrpc.CodeInvalidParams},
+		{"clientCapabilities null", "server/discover", nil, func(r *mcptest.StatelessRequest) { r.Meta()[mcp.MetaClientCapabilities] = nil }, 400, jsonrpc.CodeInvalidParams},
+		{"unknown logLevel", "server/discover", nil, func(r *mcptest.StatelessRequest) { r.Meta()[mcp.MetaLogLevel] = "verbose" }, 400, jsonrpc.CodeInvalidParams},
+		{"no _meta beats an unsupported header", "server/discover", nil, func(r *mcptest.StatelessRequest) {
 			delete(r.Params, "_meta")
 			r.Header.Set("MCP-Protocol-Version", "v999.0.0")
 		}, 400, jsonrpc.CodeInvalidParams},
 		// 2: MCP-Protocol-Version against _meta
-		{"version header missing", "server/discover", nil, func(r *mcptest.ModernRequest) { r.Header.Del("MCP-Protocol-Version") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"version header differs", "server/discover", nil, func(r *mcptest.ModernRequest) { r.Meta()[mcp.MetaProtocolVersion] = "v999.0.0" }, 400, jsonrpc.CodeHeaderMismatch},
-		{"session-era header, modern _meta", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Set("MCP-Protocol-Version", "2025-11-25") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"version header missing", "server/discover", nil, func(r *mcptest.StatelessRequest) { r.Header.Del("MCP-Protocol-Version") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"version header differs", "server/discover", nil, func(r *mcptest.StatelessRequest) { r.Meta()[mcp.MetaProtocolVersion] = "v999.0.0" }, 400, jsonrpc.CodeHeaderMismatch},
+		{"session-era header, stateless _meta", "tools/list", nil, func(r *mcptest.StatelessRequest) { r.Header.Set("MCP-Protocol-Version", "2025-11-25") }, 400, jsonrpc.CodeHeaderMismatch},
 		// 3: unsupported version
-		{"mismatch beats an unsupported version", "server/discover", nil, func(r *mcptest.ModernRequest) {
+		{"mismatch beats an unsupported version", "server/discover", nil, func(r *mcptest.StatelessRequest) {
 			r.Header.Set("MCP-Protocol-Version", "v999.0.0")
 			r.Meta()[mcp.MetaProtocolVersion] = "v998.0.0"
 		}, 400, jsonrpc.CodeHeaderMismatch},
-		{"unsupported beats Mcp-Method", "tools/list", nil, func(r *mcptest.ModernRequest) {
+		{"unsupported beats Mcp-Method", "tools/list", nil, func(r *mcptest.StatelessRequest) {
 			r.Header.Set("MCP-Protocol-Version", "v999.0.0")
 			r.Meta()[mcp.MetaProtocolVersion] = "v999.0.0"
 			r.Header.Set("Mcp-Method", "prompts/list")
 		}, 400, jsonrpc.CodeUnsupportedVersion},
 		// 4: Mcp-Method
-		{"Mcp-Method missing", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Del("Mcp-Method") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Method differs", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Method", "prompts/list") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Method in capitals", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Method", "TOOLS/LIST") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Method beats a removed method", "ping", nil, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Method", "tools/list") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method missing", "tools/list", nil, func(r *mcptest.StatelessRequest) { r.Header.Del("Mcp-Method") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method differs", "tools/list", nil, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Method", "prompts/list") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method in capitals", "tools/list", nil, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Method", "TOOLS/LIST") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method beats a removed method", "ping", nil, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Method", "tools/list") }, 400, jsonrpc.CodeHeaderMismatch},
 		// 5: Mcp-Name
-		{"Mcp-Method twice", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Add("Mcp-Method", "tools/call") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Method twice, same", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Add("Mcp-Method", "tools/list") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name twice", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Add("Mcp-Name", "test_error_handling") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name missing", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Del("Mcp-Name") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name differs", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "test_error_handling") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name in capitals", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "TEST_SIMPLE_TEXT") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name beats an unknown tool", "tools/call", map[string]any{"name": "no_such_tool"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "other") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name of a prompt", "prompts/get", map[string]any{"name": "test_simple_prompt"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "test_prompt_with_image") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name of a resource", "resources/read", map[string]any{"uri": "test://static-text"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "test://static-binary") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name bad padding", "tools/call", map[string]any{"name": "Hello"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "=?base64?SGVsbG8?=") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name bad characters", "tools/call", map[string]any{"name": "Hello"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "=?base64?SGVs!!!bG8=?=") }, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name URL alphabet", "resources/read", map[string]any{"uri": "test://template/??>/data"}, func(r *mcptest.ModernRequest) {
+		{"Mcp-Method twice", "tools/list", nil, func(r *mcptest.StatelessRequest) { r.Header.Add("Mcp-Method", "tools/call") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Method twice, same", "tools/list", nil, func(r *mcptest.StatelessRequest) { r.Header.Add("Mcp-Method", "tools/list") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name twice", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.StatelessRequest) { r.Header.Add("Mcp-Name", "test_error_handling") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name missing", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.StatelessRequest) { r.Header.Del("Mcp-Name") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name differs", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "test_error_handling") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name in capitals", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "TEST_SIMPLE_TEXT") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name beats an unknown tool", "tools/call", map[string]any{"name": "no_such_tool"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "other") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name of a prompt", "prompts/get", map[string]any{"name": "test_simple_prompt"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "test_prompt_with_image") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name of a resource", "resources/read", map[string]any{"uri": "test://static-text"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "test://static-binary") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name bad padding", "tools/call", map[string]any{"name": "Hello"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "=?base64?SGVsbG8?=") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name bad characters", "tools/call", map[string]any{"name": "Hello"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "=?base64?SGVs!!!bG8=?=") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name URL alphabet", "resources/read", map[string]any{"uri": "test://template/??>/data"}, func(r *mcptest.StatelessRequest) {
 			r.Header.Set("Mcp-Name", "=?base64?"+base64.URLEncoding.EncodeToString([]byte("test://template/??>/data"))+"?=")
 		}, 400, jsonrpc.CodeHeaderMismatch},
-		{"Mcp-Name raw UTF-8", "resources/read", map[string]any{"uri": "test://template/é/data"}, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "test://template/é/data") }, 400, jsonrpc.CodeHeaderMismatch},
+		{"Mcp-Name raw UTF-8", "resources/read", map[string]any{"uri": "test://template/é/data"}, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "test://template/é/data") }, 400, jsonrpc.CodeHeaderMismatch},
 		// 7: removed and unknown methods
 		{"initialize", "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{}, "clientInfo": map[string]any{"name": "x", "version": "1"}}, nil, 404, jsonrpc.CodeMethodNotFound},
 		{"ping", "ping", nil, nil, 404, jsonrpc.CodeMethodNotFound},
@@ -89,7 +89,7 @@ func TestModernValidationOrder(t *testing.T) {
 		{"tasks/list", "tasks/list", nil, nil, 404, jsonrpc.CodeMethodNotFound},
 		{"unknown/method", "unknown/method", nil, nil, 404, jsonrpc.CodeMethodNotFound},
 		// 8: capabilities
-		{"missing capability", "tools/call", map[string]any{"name": "test_missing_capability", "arguments": map[string]any{}}, func(r *mcptest.ModernRequest) {
+		{"missing capability", "tools/call", map[string]any{"name": "test_missing_capability", "arguments": map[string]any{}}, func(r *mcptest.StatelessRequest) {
 			r.Meta()[mcp.MetaClientCapabilities] = map[string]any{}
 		}, 400, jsonrpc.CodeMissingCapability},
 	}
@@ -118,9 +118,9 @@ func TestModernValidationOrder(t *testing.T) {
 	}
 }
 
-func TestModernNullParams(t *testing.T) {
+func TestStatelessNullParams(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	r := c.Request("server/discover", nil)
 	body := []byte(`{"jsonrpc":"2.0","id":9,"method":"server/discover","params":null}`)
 	resp, err := c.PostRaw(ctx(t), body, r.Header, jsonrpc.IntID(9), r.Method)
@@ -154,22 +154,22 @@ func checkUnsupported(t *testing.T, je *jsonrpc.Error, requested string, served 
 	}
 }
 
-func TestModernUnsupportedVersion(t *testing.T) {
+func TestStatelessUnsupportedVersion(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	var disc mcp.DiscoverResult
 	complete(t, call(t, c, "server/discover", nil), &disc)
 	// 2025-11-25 is served, but only through initialize: a stateless
 	// request claiming it is refused like any other revision.
 	for _, v := range []string{"v999.0.0", "2025-11-25", "2024-11-05", "2026-07-29"} {
-		vc := e.modern()
+		vc := e.stateless()
 		vc.Version = v
 		r := vc.Request("server/discover", nil)
 		checkUnsupported(t, wantError(t, send(t, vc, r), r.ID, 400, jsonrpc.CodeUnsupportedVersion), v, disc.SupportedVersions)
 	}
 }
 
-func TestModernHeadersToleratedVariants(t *testing.T) {
+func TestStatelessHeadersToleratedVariants(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Prompt("=?base64?SGVsbG8=", promptEcho, specter.Description("a name that looks half like the sentinel"))
 	r.Prompt("SGVsbG8=?=", promptEcho, specter.Description("a name ending like the sentinel"))
@@ -180,33 +180,33 @@ func TestModernHeadersToleratedVariants(t *testing.T) {
 		return specter.Reply("soup")
 	}, specter.Description("a URI that is not ASCII"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	tests := []struct {
 		name   string
 		method string
 		params map[string]any
-		alter  func(r *mcptest.ModernRequest)
+		alter  func(r *mcptest.StatelessRequest)
 	}{
-		{"whitespace around values", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) {
+		{"whitespace around values", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.StatelessRequest) {
 			r.Header.Set("MCP-Protocol-Version", " 2026-07-28\t")
 			r.Header.Set("Mcp-Method", "  tools/call ")
 			r.Header.Set("Mcp-Name", "\ttest_simple_text  ")
 		}},
-		{"lowercase names", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) {
+		{"lowercase names", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.StatelessRequest) {
 			for _, h := range []string{"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"} {
 				v := r.Header.Get(h)
 				r.Header.Del(h)
 				r.Header[toLower(h)] = []string{v}
 			}
 		}},
-		{"uppercase names", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.ModernRequest) {
+		{"uppercase names", "tools/call", map[string]any{"name": "test_simple_text"}, func(r *mcptest.StatelessRequest) {
 			for _, h := range []string{"MCP-Protocol-Version", "Mcp-Method", "Mcp-Name"} {
 				v := r.Header.Get(h)
 				r.Header.Del(h)
 				r.Header[toUpper(h)] = []string{v}
 			}
 		}},
-		{"Mcp-Name base64 of a plain name", "prompts/get", map[string]any{"name": "Hello"}, func(r *mcptest.ModernRequest) {
+		{"Mcp-Name base64 of a plain name", "prompts/get", map[string]any{"name": "Hello"}, func(r *mcptest.StatelessRequest) {
 			r.Header.Set("Mcp-Name", "=?base64?SGVsbG8=?=")
 		}},
 		{"Mcp-Name without suffix is literal", "prompts/get", map[string]any{"name": "=?base64?SGVsbG8="}, nil},
@@ -214,7 +214,7 @@ func TestModernHeadersToleratedVariants(t *testing.T) {
 		{"Mcp-Name of a sentinel-looking name, encoded", "prompts/get", map[string]any{"name": "=?base64?SGVsbG8=?="}, nil},
 		{"Mcp-Name not ASCII, encoded", "prompts/get", map[string]any{"name": "héllo wörld"}, nil},
 		{"Mcp-Name of a URI, encoded", "resources/read", map[string]any{"uri": "test://café/menü"}, nil},
-		{"Mcp-Name on a method that names nothing", "tools/list", nil, func(r *mcptest.ModernRequest) { r.Header.Set("Mcp-Name", "whatever") }},
+		{"Mcp-Name on a method that names nothing", "tools/list", nil, func(r *mcptest.StatelessRequest) { r.Header.Set("Mcp-Name", "whatever") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -255,9 +255,9 @@ func toUpper(s string) string {
 	return string(b)
 }
 
-// TestModernParamHeaders is FIXTURE §3.6.3, every row, on the fixture's
+// TestStatelessParamHeaders is FIXTURE §3.6.3, every row, on the fixture's
 // test_x_mcp_header, and the same rules for numbers and booleans.
-func TestModernParamHeaders(t *testing.T) {
+func TestStatelessParamHeaders(t *testing.T) {
 	r := fixture.New(quiet)
 	r.Tool("typed_headers", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply("ok")
@@ -265,7 +265,7 @@ func TestModernParamHeaders(t *testing.T) {
 		params.Integer("count", params.Header("Count"), params.Description("a number")),
 		params.Boolean("dry", params.Header("Dry"), params.Description("a flag")))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	tests := []struct {
 		name    string
 		tool    string
@@ -325,10 +325,10 @@ func TestModernParamHeaders(t *testing.T) {
 	}
 }
 
-// TestModernNonRequests covers bodies that carry no single request.
-func TestModernNonRequests(t *testing.T) {
+// TestStatelessNonRequests covers bodies that carry no single request.
+func TestStatelessNonRequests(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	header := c.Request("tools/list", nil).Header
 	one, err := c.Request("tools/list", nil).Body()
 	if err != nil {

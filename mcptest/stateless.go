@@ -19,16 +19,16 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// ModernVersion is the protocol revision a ModernClient speaks by default.
-const ModernVersion = mcp.Version20260728
+// StatelessVersion is the protocol revision a StatelessClient speaks by default.
+const StatelessVersion = mcp.Version20260728
 
-// ModernClient speaks the stateless 2026-07-28 wire: there is no
+// StatelessClient speaks the stateless 2026-07-28 wire: there is no
 // initialize and no session; every request is a POST whose params carry
 // _meta (protocol version, client capabilities, optionally client info
 // and log level) and whose headers repeat what routing needs
 // (MCP-Protocol-Version, Mcp-Method, Mcp-Name). Set its fields before the
-// first call; a ModernClient is safe for concurrent use afterwards.
-type ModernClient struct {
+// first call; a StatelessClient is safe for concurrent use afterwards.
+type StatelessClient struct {
 	URL string
 	// HTTP is the client used; default http.DefaultClient.
 	HTTP *http.Client
@@ -36,7 +36,7 @@ type ModernClient struct {
 	Header http.Header
 	// Version goes into the MCP-Protocol-Version header and into
 	// _meta["io.modelcontextprotocol/protocolVersion"]. Default
-	// ModernVersion.
+	// StatelessVersion.
 	Version string
 	// Capabilities are declared on every request.
 	Capabilities mcp.ClientCapabilities
@@ -51,15 +51,15 @@ type ModernClient struct {
 	nextID atomic.Int64
 }
 
-// NewModernClient returns a 2026-07-28 client for the MCP endpoint at url.
-func NewModernClient(url string) *ModernClient {
-	return &ModernClient{URL: url, Header: http.Header{}, Version: ModernVersion}
+// NewStatelessClient returns a 2026-07-28 client for the MCP endpoint at url.
+func NewStatelessClient(url string) *StatelessClient {
+	return &StatelessClient{URL: url, Header: http.Header{}, Version: StatelessVersion}
 }
 
-// ModernRequest is one 2026-07-28 request before it is sent. Request fills
+// StatelessRequest is one 2026-07-28 request before it is sent. Request fills
 // it in exactly as Call sends it; a test may change any part (the body's
 // id, method or params, the _meta, the headers) to probe the server.
-type ModernRequest struct {
+type StatelessRequest struct {
 	// ID is the request id; a zero ID sends a notification.
 	ID     jsonrpc.ID
 	Method string
@@ -72,7 +72,7 @@ type ModernRequest struct {
 }
 
 // Meta returns the request's _meta, adding an empty one if there is none.
-func (r *ModernRequest) Meta() map[string]any {
+func (r *StatelessRequest) Meta() map[string]any {
 	if r.Params == nil {
 		r.Params = map[string]any{}
 	}
@@ -84,15 +84,15 @@ func (r *ModernRequest) Meta() map[string]any {
 	return m
 }
 
-func (c *ModernClient) version() string {
+func (c *StatelessClient) version() string {
 	if c.Version == "" {
-		return ModernVersion
+		return StatelessVersion
 	}
 	return c.Version
 }
 
 // Meta returns the _meta the client puts on every request.
-func (c *ModernClient) Meta() map[string]any {
+func (c *StatelessClient) Meta() map[string]any {
 	m := map[string]any{
 		mcp.MetaProtocolVersion:    c.version(),
 		mcp.MetaClientCapabilities: c.Capabilities,
@@ -109,7 +109,7 @@ func (c *ModernClient) Meta() map[string]any {
 // Request builds a request the way Call sends it, with a fresh id. params
 // is copied, not changed; keys of a _meta object in it (a progressToken,
 // say) are merged into the client's _meta, and win over it.
-func (c *ModernClient) Request(method string, params map[string]any) *ModernRequest {
+func (c *StatelessClient) Request(method string, params map[string]any) *StatelessRequest {
 	p := maps.Clone(params)
 	if p == nil {
 		p = map[string]any{}
@@ -134,7 +134,7 @@ func (c *ModernClient) Request(method string, params map[string]any) *ModernRequ
 	if name, ok := nameOf(p); ok {
 		h.Set("Mcp-Name", EncodeHeaderValue(name))
 	}
-	return &ModernRequest{ID: jsonrpc.IntID(c.nextID.Add(1)), Method: method, Params: p, Header: h}
+	return &StatelessRequest{ID: jsonrpc.IntID(c.nextID.Add(1)), Method: method, Params: p, Header: h}
 }
 
 // nameOf is what the Mcp-Name header carries: params.name (tools/call,
@@ -166,7 +166,7 @@ func EncodeHeaderValue(v string) string {
 }
 
 // Body returns the JSON-RPC message r sends.
-func (r *ModernRequest) Body() ([]byte, error) {
+func (r *StatelessRequest) Body() ([]byte, error) {
 	var p json.RawMessage
 	if r.Params != nil {
 		b, err := json.Marshal(r.Params)
@@ -181,13 +181,13 @@ func (r *ModernRequest) Body() ([]byte, error) {
 // Call sends a request and reads its answer: plain JSON, or an event
 // stream read up to the response (notifications before it are collected
 // in Response.Notifications).
-func (c *ModernClient) Call(ctx context.Context, method string, params map[string]any) (*Response, error) {
+func (c *StatelessClient) Call(ctx context.Context, method string, params map[string]any) (*Response, error) {
 	return c.Send(ctx, c.Request(method, params))
 }
 
 // Send posts r and reads its answer as Call does. A non-2xx status with a
 // JSON-RPC error body comes back as a Response with Error set.
-func (c *ModernClient) Send(ctx context.Context, r *ModernRequest) (*Response, error) {
+func (c *StatelessClient) Send(ctx context.Context, r *StatelessRequest) (*Response, error) {
 	hr, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
@@ -199,7 +199,7 @@ func (c *ModernClient) Send(ctx context.Context, r *ModernRequest) (*Response, e
 // PostRaw posts body as it is, with the client's headers and header (which
 // may be nil), and reads the answer to request id (nil for bodies that
 // carry no request). method is what OnMessage is told the answer is for.
-func (c *ModernClient) PostRaw(ctx context.Context, body []byte, header http.Header, id jsonrpc.ID, method string) (*Response, error) {
+func (c *StatelessClient) PostRaw(ctx context.Context, body []byte, header http.Header, id jsonrpc.ID, method string) (*Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.URL, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -220,14 +220,14 @@ func (c *ModernClient) PostRaw(ctx context.Context, body []byte, header http.Hea
 	return c.readAnswer(hr, id, method)
 }
 
-func (c *ModernClient) httpClient() *http.Client {
+func (c *StatelessClient) httpClient() *http.Client {
 	if c.HTTP != nil {
 		return c.HTTP
 	}
 	return http.DefaultClient
 }
 
-func (c *ModernClient) do(ctx context.Context, r *ModernRequest) (*http.Response, error) {
+func (c *StatelessClient) do(ctx context.Context, r *StatelessRequest) (*http.Response, error) {
 	body, err := r.Body()
 	if err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func (c *ModernClient) do(ctx context.Context, r *ModernRequest) (*http.Response
 	return c.httpClient().Do(req)
 }
 
-func (c *ModernClient) observe(method string, msg []byte) {
+func (c *StatelessClient) observe(method string, msg []byte) {
 	if c.OnMessage != nil {
 		c.OnMessage(method, msg)
 	}
@@ -257,7 +257,7 @@ func isEventStream(h http.Header) bool {
 // client reads it; an event stream is read here, because on this wire a
 // server request on the stream is a protocol violation to record, not a
 // question to answer.
-func (c *ModernClient) readAnswer(hr *http.Response, id jsonrpc.ID, method string) (*Response, error) {
+func (c *StatelessClient) readAnswer(hr *http.Response, id jsonrpc.ID, method string) (*Response, error) {
 	if !isEventStream(hr.Header) {
 		plain := &Client{OnMessage: func(_ string, msg []byte) { c.observe(method, msg) }}
 		return plain.ReadAnswer(hr, id)
@@ -296,7 +296,7 @@ func (c *ModernClient) readAnswer(hr *http.Response, id jsonrpc.ID, method strin
 	}
 }
 
-func (c *ModernClient) decode(method string, data []byte) (*jsonrpc.Message, error) {
+func (c *StatelessClient) decode(method string, data []byte) (*jsonrpc.Message, error) {
 	c.observe(method, data)
 	var m jsonrpc.Message
 	if err := json.Unmarshal(data, &m); err != nil {
@@ -305,9 +305,9 @@ func (c *ModernClient) decode(method string, data []byte) (*jsonrpc.Message, err
 	return &m, nil
 }
 
-// ModernResult holds what every 2026-07-28 result shares, and the fields of
+// StatelessResult holds what every 2026-07-28 result shares, and the fields of
 // an input_required result. Decode a Response's Result into it.
-type ModernResult struct {
+type StatelessResult struct {
 	ResultType string                     `json:"resultType"`
 	TTLMs      *int64                     `json:"ttlMs"`
 	CacheScope string                     `json:"cacheScope"`
@@ -347,7 +347,7 @@ type Subscription struct {
 
 // Listen opens a subscriptions/listen stream with filter. A refusal
 // comes back as the error: a *jsonrpc.Error, or a *StatusError.
-func (c *ModernClient) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*Subscription, error) {
+func (c *StatelessClient) Listen(ctx context.Context, filter mcp.SubscriptionFilter) (*Subscription, error) {
 	return c.Open(ctx, c.Request(mcp.MethodSubscriptionsListen, map[string]any{"notifications": filter}))
 }
 
@@ -356,7 +356,7 @@ func (c *ModernClient) Listen(ctx context.Context, filter mcp.SubscriptionFilter
 // until Close, which must be called. An answer that is no event stream
 // comes back as an error: the *jsonrpc.Error or *StatusError of a refusal,
 // or an error saying the result came as plain JSON (use Send for those).
-func (c *ModernClient) Open(ctx context.Context, r *ModernRequest) (*Subscription, error) {
+func (c *StatelessClient) Open(ctx context.Context, r *StatelessRequest) (*Subscription, error) {
 	hr, err := c.do(ctx, r)
 	if err != nil {
 		return nil, err
@@ -382,7 +382,7 @@ func (c *ModernClient) Open(ctx context.Context, r *ModernRequest) (*Subscriptio
 	return s, nil
 }
 
-func (s *Subscription) read(c *ModernClient, method string) {
+func (s *Subscription) read(c *StatelessClient, method string) {
 	defer close(s.exited)
 	defer close(s.msgs)
 	er := NewEventReader(&commentCounter{r: s.body, bol: true, n: &s.comments})

@@ -1,4 +1,4 @@
-package modern
+package stateless
 
 import (
 	"encoding/json"

@@ -12,7 +12,7 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/mcptest"
-	specterotel "github.com/specter-mcp/specter/otel"
+	specterotel "github.com/specter-mcp/specter/specterotel"
 )
 
 // An application chooses its providers (here a tracer provider that keeps
@@ -35,7 +35,7 @@ func ExampleNew() {
 
 	srv := httptest.NewServer(r.Handler())
 	defer srv.Close()
-	c := mcptest.NewModernClient(srv.URL)
+	c := mcptest.NewStatelessClient(srv.URL)
 	c.HTTP = srv.Client()
 	_, _, _ = c.CallTool(context.Background(), "ping", nil, mcptest.Meta(map[string]any{
 		"traceparent": "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}))

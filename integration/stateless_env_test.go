@@ -17,9 +17,9 @@ import (
 	"github.com/specter-mcp/specter/mcptest"
 )
 
-// modernResultDefs names the 2026-07-28 schema definition of each method's
+// statelessResultDefs names the 2026-07-28 schema definition of each method's
 // complete result.
-var modernResultDefs = map[string]string{
+var statelessResultDefs = map[string]string{
 	"server/discover":          "DiscoverResult",
 	"tools/list":               "ListToolsResult",
 	"tools/call":               "CallToolResult",
@@ -48,18 +48,18 @@ type reporter interface {
 	Errorf(format string, args ...any)
 }
 
-// modernChecker validates every message a ModernClient receives against
+// statelessChecker validates every message a StatelessClient receives against
 // the 2026-07-28 schema: the envelope, the definition the message names
 // (a notification's method, an error's code), and the result type of the
 // request it answers. It also enforces the wire rules the schema cannot:
 // no server request on a response stream, resultType on every result,
 // input_required only where it is allowed.
-type modernChecker struct {
+type statelessChecker struct {
 	t     reporter
 	count *atomic.Int64
 }
 
-func (k *modernChecker) observe(request string, msg []byte) {
+func (k *statelessChecker) observe(request string, msg []byte) {
 	k.t.Helper()
 	v, err := wire.Load(mcp.Version20260728)
 	if err != nil {
@@ -94,7 +94,7 @@ func (k *modernChecker) observe(request string, msg []byte) {
 	case env.Result == nil:
 		return // an error response: Validate checked it against its code's definition
 	}
-	var base mcptest.ModernResult
+	var base mcptest.StatelessResult
 	if err := json.Unmarshal(env.Result, &base); err != nil {
 		k.t.Errorf("result of %s: %v\n%s", request, err, msg)
 		return
@@ -109,7 +109,7 @@ func (k *modernChecker) observe(request string, msg []byte) {
 		}
 		def = "InputRequiredResult"
 	default:
-		def = modernResultDefs[request]
+		def = statelessResultDefs[request]
 	}
 	if def == "" {
 		k.t.Errorf("no result definition known for %q:\n%s", request, msg)
@@ -120,23 +120,23 @@ func (k *modernChecker) observe(request string, msg []byte) {
 	}
 }
 
-// modern returns a 2026-07-28 client of the env's server whose every
+// stateless returns a 2026-07-28 client of the env's server whose every
 // received message is schema-checked. It declares every client
 // capability, as the conformance harness does.
-func (e *env) modern() *mcptest.ModernClient {
-	c := mcptest.NewModernClient(e.srv.URL + "/mcp")
+func (e *env) stateless() *mcptest.StatelessClient {
+	c := mcptest.NewStatelessClient(e.srv.URL + "/mcp")
 	c.HTTP = e.srv.Client()
 	c.ClientInfo = &mcp.Implementation{Name: "specter-integration", Version: "1.0.0"}
 	c.Capabilities = mcp.ClientCapabilities{
 		Elicitation: &mcp.ElicitationCapability{}, Sampling: &mcp.SamplingCapability{}, Roots: &mcp.RootsCapability{ListChanged: true},
 	}
-	k := &modernChecker{t: e.t, count: &e.checked}
+	k := &statelessChecker{t: e.t, count: &e.checked}
 	c.OnMessage = k.observe
 	return c
 }
 
 // send sends r and fails the test if no answer arrives.
-func send(t testing.TB, c *mcptest.ModernClient, r *mcptest.ModernRequest) *mcptest.Response {
+func send(t testing.TB, c *mcptest.StatelessClient, r *mcptest.StatelessRequest) *mcptest.Response {
 	t.Helper()
 	resp, err := c.Send(ctx(t), r)
 	if err != nil {
@@ -147,13 +147,13 @@ func send(t testing.TB, c *mcptest.ModernClient, r *mcptest.ModernRequest) *mcpt
 
 // call sends a request built by c.Request and fails the test on transport
 // errors.
-func call(t testing.TB, c *mcptest.ModernClient, method string, params map[string]any) *mcptest.Response {
+func call(t testing.TB, c *mcptest.StatelessClient, method string, params map[string]any) *mcptest.Response {
 	t.Helper()
 	return send(t, c, c.Request(method, params))
 }
 
 // callTool calls a tool; extra carries inputResponses and requestState.
-func callTool(t testing.TB, c *mcptest.ModernClient, name string, args, extra map[string]any) *mcptest.Response {
+func callTool(t testing.TB, c *mcptest.StatelessClient, name string, args, extra map[string]any) *mcptest.Response {
 	t.Helper()
 	p := map[string]any{"name": name}
 	if args != nil {
@@ -167,9 +167,9 @@ func callTool(t testing.TB, c *mcptest.ModernClient, name string, args, extra ma
 
 // complete decodes a complete result into v (if not nil) and returns its
 // envelope, failing the test for an error or another result type.
-func complete(t testing.TB, resp *mcptest.Response, v any) mcptest.ModernResult {
+func complete(t testing.TB, resp *mcptest.Response, v any) mcptest.StatelessResult {
 	t.Helper()
-	var base mcptest.ModernResult
+	var base mcptest.StatelessResult
 	if resp.Error != nil {
 		t.Fatalf("HTTP %d error %d: %s (data %v)", resp.Status, resp.Error.Code, resp.Error.Message, resp.Error.Data)
 	}
@@ -192,12 +192,12 @@ func complete(t testing.TB, resp *mcptest.Response, v any) mcptest.ModernResult 
 
 // inputRequired returns an input_required result, failing the test for
 // anything else.
-func inputRequired(t testing.TB, resp *mcptest.Response) mcptest.ModernResult {
+func inputRequired(t testing.TB, resp *mcptest.Response) mcptest.StatelessResult {
 	t.Helper()
 	if resp.Error != nil {
 		t.Fatalf("HTTP %d error %d: %s (data %v)", resp.Status, resp.Error.Code, resp.Error.Message, resp.Error.Data)
 	}
-	var res mcptest.ModernResult
+	var res mcptest.StatelessResult
 	if err := resp.Decode(&res); err != nil {
 		t.Fatalf("decode result: %v", err)
 	}
@@ -242,7 +242,7 @@ func wantError(t testing.TB, resp *mcptest.Response, id jsonrpc.ID, status, code
 }
 
 // serverInfo decodes _meta["io.modelcontextprotocol/serverInfo"].
-func serverInfo(t testing.TB, res mcptest.ModernResult) mcp.Implementation {
+func serverInfo(t testing.TB, res mcptest.StatelessResult) mcp.Implementation {
 	t.Helper()
 	var info mcp.Implementation
 	raw, ok := res.Meta[mcp.MetaServerInfo]
@@ -281,9 +281,9 @@ func (f *fakeReporter) Errorf(format string, args ...any) {
 	f.errs = append(f.errs, fmt.Sprintf(format, args...))
 }
 
-// TestModernCheckerRejects makes sure the checker the other tests rely on
+// TestStatelessCheckerRejects makes sure the checker the other tests rely on
 // fails on what the 2026-07-28 wire forbids.
-func TestModernCheckerRejects(t *testing.T) {
+func TestStatelessCheckerRejects(t *testing.T) {
 	info := `"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}`
 	tests := []struct {
 		name, request, msg, want string
@@ -299,7 +299,7 @@ func TestModernCheckerRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &fakeReporter{}
-			k := &modernChecker{t: f, count: new(atomic.Int64)}
+			k := &statelessChecker{t: f, count: new(atomic.Int64)}
 			k.observe(tt.request, []byte(tt.msg))
 			if len(f.errs) == 0 || !strings.Contains(strings.Join(f.errs, "\n"), tt.want) {
 				t.Errorf("checker reported %q, want a complaint mentioning %q", f.errs, tt.want)
@@ -307,7 +307,7 @@ func TestModernCheckerRejects(t *testing.T) {
 		})
 	}
 	f := &fakeReporter{}
-	k := &modernChecker{t: f, count: new(atomic.Int64)}
+	k := &statelessChecker{t: f, count: new(atomic.Int64)}
 	k.observe("tools/call", []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[],`+info+`}}`))
 	k.observe("tools/list", []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","tools":[],"ttlMs":0,"cacheScope":"public"}}`))
 	k.observe("tools/call", []byte(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"k":{"method":"roots/list"}}}}`))

@@ -36,7 +36,7 @@ func logs(t *testing.T, resp *mcptest.Response) []mcp.LoggingMessageParams {
 	return out
 }
 
-func TestModernLogsOnlyWhenTheRequestAsks(t *testing.T) {
+func TestStatelessLogsOnlyWhenTheRequestAsks(t *testing.T) {
 	e := newEnv(t, nil)
 	for _, tc := range []struct {
 		tool  string
@@ -52,7 +52,7 @@ func TestModernLogsOnlyWhenTheRequestAsks(t *testing.T) {
 		{"test_tool_with_logging", mcp.LevelDebug, []string{"Tool execution started", "Tool processing data", "Tool execution completed"}},
 		{"test_tool_with_logging", mcp.LevelNotice, nil},
 	} {
-		c := e.modern()
+		c := e.stateless()
 		c.LogLevel = tc.level
 		resp := callTool(t, c, tc.tool, map[string]any{}, nil)
 		toolText(t, resp)
@@ -73,9 +73,9 @@ func TestModernLogsOnlyWhenTheRequestAsks(t *testing.T) {
 	}
 }
 
-func TestModernProgressIsStreamedBeforeTheResult(t *testing.T) {
+func TestStatelessProgressIsStreamedBeforeTheResult(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	for _, token := range []any{"progress-test-1", 7} {
 		resp := call(t, c, "tools/call", map[string]any{"name": "test_tool_with_progress", "arguments": map[string]any{}, "_meta": map[string]any{"progressToken": token}})
 		if !resp.Streamed || resp.Header.Get("Content-Type") != "text/event-stream" {
@@ -112,9 +112,9 @@ func TestModernProgressIsStreamedBeforeTheResult(t *testing.T) {
 	}
 }
 
-func TestModernStreamsCarryNoServerRequests(t *testing.T) {
+func TestStatelessStreamsCarryNoServerRequests(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 	c.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
 	c.LogLevel = mcp.LevelDebug
 	resp := callTool(t, c, "test_streaming_elicitation", map[string]any{}, nil)
@@ -177,7 +177,7 @@ func within(t *testing.T, what string, d time.Duration, ch <-chan struct{}) {
 	}
 }
 
-func TestModernClosingTheStreamCancelsTheHandler(t *testing.T) {
+func TestStatelessClosingTheStreamCancelsTheHandler(t *testing.T) {
 	var reported atomic.Int32
 	r := specter.NewRouter("cancel", "1.0", quiet, specter.OnError(func(context.Context, error, *specter.Request) { reported.Add(1) }))
 	cancelled, release := make(chan struct{}), make(chan struct{})
@@ -198,7 +198,7 @@ func TestModernClosingTheStreamCancelsTheHandler(t *testing.T) {
 	srv := httptest.NewServer(tp.wrap(r.Handler()))
 	t.Cleanup(srv.Close)
 	e := &env{t: t, r: r, srv: srv}
-	c := e.modern()
+	c := e.stateless()
 	c.URL = srv.URL
 	c.LogLevel = mcp.LevelDebug
 
@@ -238,7 +238,7 @@ func TestModernClosingTheStreamCancelsTheHandler(t *testing.T) {
 	}
 }
 
-func TestModernCancellingTheRequestCancelsABlockedHandler(t *testing.T) {
+func TestStatelessCancellingTheRequestCancelsABlockedHandler(t *testing.T) {
 	r := specter.NewRouter("cancel", "1.0", quiet)
 	started, cancelled := make(chan struct{}), make(chan struct{})
 	r.Tool("block", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
@@ -248,7 +248,7 @@ func TestModernCancellingTheRequestCancelsABlockedHandler(t *testing.T) {
 		return specter.Error(c.Err())
 	}, specter.Description("Blocks until its request ends"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	cctx, cancel := context.WithCancel(ctx(t))
 	defer cancel()
 	go func() {

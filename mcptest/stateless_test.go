@@ -92,10 +92,10 @@ func jsonAnswer(w http.ResponseWriter, m *jsonrpc.Message) {
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, json.RawMessage(`{"resultType":"complete"}`)))
 }
 
-func TestModernRequestOnTheWire(t *testing.T) {
+func TestStatelessRequestOnTheWire(t *testing.T) {
 	rec := &recorder{answer: jsonAnswer}
 	srv, _ := NewServer(t, rec, "/mcp")
-	c := NewModernClient(srv.URL + "/mcp")
+	c := NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	c.Header.Set("Authorization", "Bearer t")
 	c.Capabilities = mcp.ClientCapabilities{Sampling: &mcp.SamplingCapability{}}
@@ -150,10 +150,10 @@ func TestModernRequestOnTheWire(t *testing.T) {
 	}
 }
 
-func TestModernRequestCanBeAltered(t *testing.T) {
+func TestStatelessRequestCanBeAltered(t *testing.T) {
 	rec := &recorder{answer: jsonAnswer}
 	srv, _ := NewServer(t, rec, "/mcp")
-	c := NewModernClient(srv.URL + "/mcp")
+	c := NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	c.Version = "v999.0.0"
 	r := c.Request("server/discover", map[string]any{"_meta": map[string]any{mcp.MetaProtocolVersion: "2026-07-28"}})
@@ -184,7 +184,7 @@ func TestModernRequestCanBeAltered(t *testing.T) {
 	}
 }
 
-func TestModernStreamRecordsServerRequestsWithoutAnsweringThem(t *testing.T) {
+func TestStatelessStreamRecordsServerRequestsWithoutAnsweringThem(t *testing.T) {
 	rec := &recorder{answer: func(w http.ResponseWriter, m *jsonrpc.Message) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.WriteHeader(http.StatusOK)
@@ -195,7 +195,7 @@ func TestModernStreamRecordsServerRequestsWithoutAnsweringThem(t *testing.T) {
 		_, _ = io.WriteString(w, "data: "+string(jsonrpc.AppendResult(nil, m.ID, json.RawMessage(`{"resultType":"complete"}`)))+"\n\n")
 	}}
 	srv, _ := NewServer(t, rec, "/mcp")
-	c := NewModernClient(srv.URL + "/mcp")
+	c := NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	var seen int
 	c.OnMessage = func(request string, _ []byte) {
@@ -258,11 +258,11 @@ func shutdown(t *testing.T, r *specter.Router) {
 	})
 }
 
-func TestModernClientAgainstARouter(t *testing.T) {
+func TestStatelessClientAgainstARouter(t *testing.T) {
 	r := newRouter()
 	shutdown(t, r)
 	srv, _ := NewServer(t, r.Handler(), "/mcp")
-	c := NewModernClient(srv.URL + "/mcp")
+	c := NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	c.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -304,7 +304,7 @@ func TestListen(t *testing.T) {
 	r := newRouter(specter.KeepAlive(10 * time.Millisecond))
 	shutdown(t, r)
 	srv, _ := NewServer(t, r.Handler(), "/mcp")
-	c := NewModernClient(srv.URL + "/mcp")
+	c := NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -354,7 +354,7 @@ func TestListen(t *testing.T) {
 func TestListenEndsWithTheServerAndRefusals(t *testing.T) {
 	r := newRouter()
 	srv, _ := NewServer(t, r.Handler(), "/mcp")
-	c := NewModernClient(srv.URL + "/mcp")
+	c := NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
