@@ -16,8 +16,8 @@ FUZZ := \
 	./internal/stateless:FuzzDecodeHeader \
 	./internal/stateless:FuzzSameNumber \
 	./internal/jsonvalue:FuzzDecode \
-	./internal/envelope:FuzzRead \
-	./handlers:FuzzPlainCallTool \
+	./internal/methods:FuzzRead \
+	./internal/methods:FuzzPlainCallTool \
 	./internal/stateless:FuzzPlainParams
 
 # How long each fuzz target runs.

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/guard"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/session"
-	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
@@ -24,7 +23,7 @@ import (
 )
 
 // exchange is one JSON-RPC request as the method handlers see the router:
-// it implements handlers.Server over the catalog snapshot taken when the
+// it implements methods.Server over the catalog snapshot taken when the
 // request arrived, filtered by what connect allowed.
 type exchange struct {
 	r      *Router
@@ -40,7 +39,7 @@ type exchange struct {
 
 func (x *exchange) stateless() bool { return x.c.req.stateless != nil }
 
-var _ handlers.Server = (*exchange)(nil)
+var _ methods.Server = (*exchange)(nil)
 
 // inflight is one request's Context, Stream and exchange: they live and
 // die together, so they are one allocation. (With the Request too it
@@ -77,22 +76,22 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 	if sess == nil {
 		x.cancel = cancel
 		if err := call.Open(r.sealer, x.binding); err != nil {
-			x.respond(handlers.Failed(err), false)
+			x.respond(methods.Failed(err), false)
 			return
 		}
 	} else if !sess.Begin(m.ID, cancel) {
 		cancel()
-		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
+		x.respond(methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
-	f, e := handlers.Find(m.Method, m.Params, sess != nil)
+	f, e := methods.Find(m.Method, m.Params, sess != nil)
 	if e != nil {
-		x.respond(handlers.Failed(e), true)
+		x.respond(methods.Failed(e), true)
 		return
 	}
-	var reply handlers.Outcome
+	var reply methods.Outcome
 	if err := guard.Run(func() { reply = f(x, m.Params) }); err != nil {
-		reply = handlers.Failed(x.internal(err))
+		reply = methods.Failed(x.internal(err))
 	}
 	if !reply.Pending {
 		x.respond(reply, true)
@@ -100,7 +99,7 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 }
 
 // respond encodes the reply as the request's response and ends the request.
-func (x *exchange) respond(reply handlers.Outcome, registered bool) {
+func (x *exchange) respond(reply methods.Outcome, registered bool) {
 	req := x.c.req
 	var data []byte
 	code := 0
@@ -138,7 +137,7 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 
 // outcome encodes a reply: its result as JSON (with what the 2026-07-28
 // wire adds), or the JSON-RPC error a client may see.
-func (x *exchange) outcome(reply handlers.Outcome) (json.RawMessage, *jsonrpc.Error) {
+func (x *exchange) outcome(reply methods.Outcome) (json.RawMessage, *jsonrpc.Error) {
 	if reply.Err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(reply.Err, &je) {
@@ -192,7 +191,7 @@ func (x *exchange) invoke(d *declaration) Result {
 }
 
 // run invokes d and shapes its result, starting NoReply's work.
-func (x *exchange) run(d *declaration) handlers.Outcome {
+func (x *exchange) run(d *declaration) methods.Outcome {
 	res := x.invoke(d)
 	if d.tasks != TaskNone && x.tasksDeclared() && (res.kind == resultNoReply || x.sess != nil) {
 		return x.startTask(d, res) // in a session, a task-augmented call always answers with a task
@@ -211,11 +210,11 @@ func (x *exchange) run(d *declaration) handlers.Outcome {
 		}
 		x.respond(x.finish(d, res), true)
 	}()
-	return handlers.Outcome{Pending: true}
+	return methods.Outcome{Pending: true}
 }
 
 // finish turns a handler's Result into the method's reply.
-func (x *exchange) finish(d *declaration, res Result) handlers.Outcome {
+func (x *exchange) finish(d *declaration, res Result) methods.Outcome {
 	if res.kind == resultError {
 		return x.failure(d, res.err)
 	}
@@ -225,22 +224,22 @@ func (x *exchange) finish(d *declaration, res Result) handlers.Outcome {
 	)
 	switch d.kind {
 	case kindTool:
-		v, err = shape.Tool(res.value, mcp.HasStructuredContent(x.c.req.Version))
+		v, err = methods.ToolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
 	case kindPrompt:
-		v, err = shape.Prompt(res.value, d.description)
+		v, err = methods.PromptResult(res.value, d.description)
 	default:
-		v, err = shape.Resource(res.value, x.c.req.Name, d.mimeType)
+		v, err = methods.ResourceResult(res.value, x.c.req.Name, d.mimeType)
 	}
 	if err != nil {
-		return handlers.Failed(x.internal(err))
+		return methods.Failed(x.internal(err))
 	}
-	return handlers.Answer(v)
+	return methods.Answer(v)
 }
 
 // failure maps a handler error: model-facing errors become tool results,
 // invalid prompt arguments -32602, explicit JSON-RPC errors pass, and the
 // rest become a generic internal error.
-func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
+func (x *exchange) failure(d *declaration, err error) methods.Outcome {
 	var (
 		te *ToolError
 		ve *params.ValidationError
@@ -251,23 +250,23 @@ func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 	case x.stateless() && errors.Is(err, ErrInputRequired):
 		return x.inputRequired(d)
 	case errors.As(err, &je):
-		return handlers.Failed(je)
+		return methods.Failed(je)
 	case errors.As(err, &ce):
-		return handlers.Failed(stateless.MissingCapability(ce.Capability, ce.Error()))
+		return methods.Failed(stateless.MissingCapability(ce.Capability, ce.Error()))
 	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Work that stopped because its request ended is no failure to report.
-		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
+		return methods.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
 	case d.kind == kindTool && errors.Is(err, ErrInputTimeout):
 		// The model can decide to ask again, or to go on without.
-		return handlers.Answer(shape.ToolError(err.Error()))
+		return methods.Answer(methods.ToolError(err.Error()))
 	case d.kind == kindTool && errors.As(err, &te):
-		return handlers.Answer(shape.ToolError(te.Message))
+		return methods.Answer(methods.ToolError(te.Message))
 	case d.kind == kindTool && errors.As(err, &ve):
-		return handlers.Answer(shape.ToolError(ve.Error()))
+		return methods.Answer(methods.ToolError(ve.Error()))
 	case errors.As(err, &ve):
-		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
+		return methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
 	}
-	return handlers.Failed(x.internal(err))
+	return methods.Failed(x.internal(err))
 }
 
 func (x *exchange) PageSize() int { return x.r.cfg.pageSize }
@@ -282,7 +281,7 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 }
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
-	caps := handlers.Capabilities()
+	caps := methods.Capabilities()
 	caps.Extensions = stateless.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
 	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Stateless, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
@@ -292,16 +291,16 @@ func (x *exchange) Tools() []*mcp.Tool {
 		func(d *declaration) *mcp.Tool { return d.tool })
 }
 
-func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome {
+func (x *exchange) CallTool(name string, args json.RawMessage) methods.Outcome {
 	d := x.cat.ByTool[name]
 	if d == nil || !x.c.grant.allowsTool(name) {
-		return handlers.Failed(unknownTool(name))
+		return methods.Failed(unknownTool(name))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
-		return handlers.Failed(x.refuseUse(d, missing))
+		return methods.Failed(x.refuseUse(d, missing))
 	}
 	if e := task.Refusal(d.name, taskSupports[d.tasks], x.stateless(), x.tasksDeclared()); e != nil {
-		return handlers.Failed(e)
+		return methods.Failed(e)
 	}
 	return x.run(d)
 }
@@ -315,13 +314,13 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 		func(d *declaration) *mcp.Prompt { return d.prompt })
 }
 
-func (x *exchange) GetPrompt(name string, _ map[string]string) handlers.Outcome {
+func (x *exchange) GetPrompt(name string, _ map[string]string) methods.Outcome {
 	d := x.cat.ByPrompt[name]
 	if d == nil || !x.c.grant.allowsPrompt(name) {
-		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
+		return methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
-		return handlers.Failed(x.refuseUse(d, missing))
+		return methods.Failed(x.refuseUse(d, missing))
 	}
 	return x.run(d) // validates req.Arguments, which handlers found to be strings
 }
@@ -331,9 +330,9 @@ func (x *exchange) Resources() []*mcp.Resource {
 		func(d *declaration) *mcp.Resource { return d.resource })
 }
 
-func (x *exchange) ResourceSources() []handlers.ResourceSource {
+func (x *exchange) ResourceSources() []methods.ResourceSource {
 	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && x.seesFamily(d) },
-		func(d *declaration) handlers.ResourceSource {
+		func(d *declaration) methods.ResourceSource {
 			return func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) }
 		})
 }
@@ -369,13 +368,13 @@ func (x *exchange) seesFamily(d *declaration) bool {
 	return x.c.grant.allowsResource(d, "") && x.visible(d)
 }
 
-func (x *exchange) ReadResource(uri string) handlers.Outcome {
+func (x *exchange) ReadResource(uri string) methods.Outcome {
 	d, _ := x.cat.ResourceFor(uri)
 	if d == nil || !x.c.grant.allowsResource(d, uri) {
-		return handlers.Failed(ResourceNotFound(uri))
+		return methods.Failed(ResourceNotFound(uri))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
-		return handlers.Failed(x.refuseUse(d, missing))
+		return methods.Failed(x.refuseUse(d, missing))
 	}
 	return x.run(d)
 }

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/internal/guard"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
@@ -46,7 +46,7 @@ func (h host) Refuse(conn *Context, sess *session.Session, ob *stream.Stream, m 
 	c := *conn
 	c.req, c.sess = newRequest(m, sess, nil), sess
 	x := &exchange{r: h.r, c: &c, sess: sess, ob: ob, start: time.Now()}
-	x.respond(handlers.Failed(e), false)
+	x.respond(methods.Failed(e), false)
 }
 
 // StartSession runs OnSessionStart; an error ends the session.
@@ -59,7 +59,7 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 			return nil, err
 		}
 	}
-	caps := handlers.Capabilities()
+	caps := methods.Capabilities()
 	if s.Version() >= mcp.Version20251125 && hasTaskTools(r.catalog.Load()) {
 		caps.Tasks = task.Capability
 	}

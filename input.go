@@ -3,7 +3,7 @@ package specter
 import (
 	"fmt"
 
-	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
@@ -73,10 +73,10 @@ func (x *exchange) binding() seal.Binding {
 }
 
 // inputRequired is the input_required result of a run that asked.
-func (x *exchange) inputRequired(d *declaration) handlers.Outcome {
+func (x *exchange) inputRequired(d *declaration) methods.Outcome {
 	res, err := x.c.req.stateless.InputRequired(x.r.sealer, x.binding())
 	if err != nil {
-		return handlers.Failed(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
+		return methods.Failed(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
 	}
-	return handlers.Answer(res)
+	return methods.Answer(res)
 }

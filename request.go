@@ -3,7 +3,7 @@ package specter
 import (
 	"encoding/json"
 
-	"github.com/specter-mcp/specter/internal/envelope"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -65,10 +65,10 @@ func newRequest(m *jsonrpc.Message, s *session.Session, call *stateless.Call) *R
 	case call != nil:
 		r.Version, r.ClientInfo, r.ClientCapabilities = call.Client()
 	}
-	env := envelope.Read(m.Params, call == nil)
+	env := methods.ReadEnvelope(m.Params, call == nil)
 	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken, r.task = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken, env.Task
 	if call != nil && env.Meta != nil {
-		r.ProgressToken = envelope.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
+		r.ProgressToken = methods.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
 	}
 	return r
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"slices"
 
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/catalog"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -68,7 +68,7 @@ func (x *exchange) owner() string {
 
 // startTask runs a tool's work as a task and answers with the task; a
 // session's tasks end with it.
-func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
+func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
 	base, sess := context.WithoutCancel(x.c.ctx), x.sess
 	var notify func([]byte)
 	if sess != nil {
@@ -88,23 +88,23 @@ func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
 			return tx.outcome(tx.finish(d, res))
 		})
 	if err != nil {
-		return handlers.Failed(x.internal(err))
+		return methods.Failed(x.internal(err))
 	}
-	return handlers.Answer(created.Reply(sess != nil))
+	return methods.Answer(created.Reply(sess != nil))
 }
 
 // Task answers tasks/get, tasks/result and tasks/cancel in a session;
 // tasks/result waits for the task to end.
-func (x *exchange) Task(method, id string) handlers.Outcome {
-	answer := func() handlers.Outcome {
+func (x *exchange) Task(method, id string) methods.Outcome {
+	answer := func() methods.Outcome {
 		body, err := x.r.tasks.Answer(x.c.ctx, method, id, x.owner())
-		return handlers.Outcome{Result: body, Err: err}
+		return methods.Outcome{Result: body, Err: err}
 	}
 	if method != mcp.MethodTasksResult {
 		return answer()
 	}
 	go func() { x.respond(answer(), true) }()
-	return handlers.Outcome{Pending: true}
+	return methods.Outcome{Pending: true}
 }
 
 // Tasks lists the tasks of the session (tasks/list).

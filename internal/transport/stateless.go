@@ -3,8 +3,8 @@ package transport
 import (
 	"net/http"
 
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/inproc"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -29,7 +29,7 @@ func (t *Transport[C]) serveStateless(w http.ResponseWriter, req *http.Request, 
 		refusal.Write(w, nil, refusal.StatelessResponse)
 		return
 	}
-	if e := handlers.CheckParams(m.Params); e != nil {
+	if e := methods.CheckParams(m.Params); e != nil {
 		refusal.Write(w, m.ID, refusal.BadRequest(e))
 		return
 	}
@@ -60,7 +60,7 @@ func (t *Transport[C]) serveStateless(w http.ResponseWriter, req *http.Request, 
 		t.host.ServeTask(w, c, m, call, p)
 		return
 	}
-	if _, found := handlers.LookupStateless(m.Method); !found {
+	if _, found := methods.LookupStateless(m.Method); !found {
 		refusal.Write(w, m.ID, refusal.MethodNotFound(m.Method))
 		return
 	}

@@ -15,9 +15,9 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/budget"
 	"github.com/specter-mcp/specter/internal/cluster"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
@@ -170,7 +170,7 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 		switch m.Kind() {
 		case jsonrpc.KindRequest:
 			requests++
-			m.Params = handlers.Compact(m.Params)
+			m.Params = methods.Compact(m.Params)
 		case jsonrpc.KindNotification:
 			sess.Notification(m)
 			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: t.host.Principal(c)})
@@ -239,7 +239,7 @@ func (t *Transport[C]) postWithoutSession(w http.ResponseWriter, req *http.Reque
 
 func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C, m *jsonrpc.Message) {
 	start := time.Now()
-	p, err := handlers.DecodeInitialize(m.Params)
+	p, err := methods.DecodeInitialize(m.Params)
 	if err != nil {
 		refusal.Write(w, m.ID, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return

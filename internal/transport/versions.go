@@ -5,7 +5,7 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -45,7 +45,7 @@ func PinVersions(names ...string) (Versions, error) {
 // otherwise the newest offered, which the client may then refuse. It
 // fails when no session-era revision is offered.
 func (v Versions) Negotiate(requested string) (string, *refusal.Error) {
-	if version := handlers.Negotiate(requested, v.Session); version != "" {
+	if version := methods.Negotiate(requested, v.Session); version != "" {
 		return version, nil
 	}
 	return "", &refusal.Error{Status: http.StatusBadRequest, RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unsupported protocol version %q: this server serves no session", requested).

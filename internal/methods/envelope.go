@@ -1,7 +1,8 @@
-// Package envelope reads the params members that any MCP request may
-// carry and a handler sees on its Request: the name or URI, the cursor,
-// the arguments, and _meta with its progress token.
-package envelope
+package methods
+
+// The envelope is the params members that any MCP request may carry and a
+// handler sees on its Request: the name or URI, the cursor, the
+// arguments, and _meta with its progress token.
 
 import (
 	"bytes"
@@ -11,8 +12,8 @@ import (
 	"github.com/specter-mcp/specter/internal/jsonvalue"
 )
 
-// Params are the shared members of a request's params.
-type Params struct {
+// Envelope holds the shared members of a request's params.
+type Envelope struct {
 	Name          string          // a tool or prompt name, or else the resource URI
 	Cursor        string          // "" for the first page
 	Arguments     json.RawMessage // as sent
@@ -21,7 +22,7 @@ type Params struct {
 	Task          json.RawMessage // a task-augmented request's task (2025-11-25), or nil
 }
 
-type members struct {
+type envelopeMembers struct {
 	Name      string          `json:"name"`
 	URI       string          `json:"uri"`
 	Cursor    string          `json:"cursor"`
@@ -30,23 +31,23 @@ type members struct {
 	Task      json.RawMessage `json:"task"`
 }
 
-// Read reads params; params that are no JSON object, or do not decode,
+// ReadEnvelope reads params; params that are no JSON object, or do not decode,
 // read as empty. The progress token is read only with token set: the
 // 2026-07-28 wire has parsed its _meta already (see Token).
-func Read(params json.RawMessage, token bool) Params {
+func ReadEnvelope(params json.RawMessage, token bool) Envelope {
 	if p, ok := readPlain(params, token); ok {
 		return p
 	}
-	return decode(params, token)
+	return decodeEnvelope(params, token)
 }
 
-// decode is Read through encoding/json, for params readPlain leaves.
-func decode(params json.RawMessage, token bool) Params {
-	var m members
+// decodeEnvelope is ReadEnvelope through encoding/json, for params readPlain leaves.
+func decodeEnvelope(params json.RawMessage, token bool) Envelope {
+	var m envelopeMembers
 	if len(params) == 0 || params[0] != '{' || json.Unmarshal(params, &m) != nil {
-		return Params{}
+		return Envelope{}
 	}
-	p := Params{Name: m.Name, Cursor: m.Cursor, Arguments: m.Arguments, Task: Token(m.Task)}
+	p := Envelope{Name: m.Name, Cursor: m.Cursor, Arguments: m.Arguments, Task: Token(m.Task)}
 	if m.URI != "" {
 		p.Name = m.URI
 	}
@@ -72,19 +73,19 @@ func Token(raw json.RawMessage) json.RawMessage {
 	return raw
 }
 
-// names are the members Read looks at, and those it reads in _meta.
+// envelopeNames are the members ReadEnvelope looks at, and those it reads in _meta.
 var (
-	names     = []string{"name", "uri", "cursor", "arguments", "_meta", "task"}
-	metaNames = []string{"progressToken"}
+	envelopeNames     = []string{"name", "uri", "cursor", "arguments", "_meta", "task"}
+	envelopeMetaNames = []string{"progressToken"}
 )
 
-// readPlain is Read without reflection for params whose members are
+// readPlain is ReadEnvelope without reflection for params whose members are
 // spelled exactly: a key that differs from one of names only in case, which
 // encoding/json would match, is left to Read's decoder (ok false). params
 // is valid JSON (it comes from a parsed message); what comes back aliases it.
-func readPlain(params json.RawMessage, token bool) (p Params, ok bool) {
+func readPlain(params json.RawMessage, token bool) (p Envelope, ok bool) {
 	if len(params) == 0 || params[0] != '{' {
-		return Params{}, true
+		return Envelope{}, true
 	}
 	o, _ := jsonscan.Members(params)
 	var uri string
@@ -111,8 +112,8 @@ func readPlain(params json.RawMessage, token bool) (p Params, ok bool) {
 			p.Task = Token(value)
 			continue
 		default:
-			if folds(key, names) {
-				return Params{}, false
+			if folds(key, envelopeNames) {
+				return Envelope{}, false
 			}
 			continue
 		}
@@ -122,7 +123,7 @@ func readPlain(params json.RawMessage, token bool) (p Params, ok bool) {
 			*field = s
 		case 'n': // null leaves a string as it is
 		default:
-			return Params{}, true // a wrong type: the params do not decode
+			return Envelope{}, true // a wrong type: the params do not decode
 		}
 	}
 	if uri != "" {
@@ -141,8 +142,8 @@ func readPlain(params json.RawMessage, token bool) (p Params, ok bool) {
 			}
 			if string(key) == "progressToken" {
 				p.ProgressToken = Token(value)
-			} else if folds(key, metaNames) {
-				return Params{}, false
+			} else if folds(key, envelopeMetaNames) {
+				return Envelope{}, false
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package handlers
+package methods
 
 import (
 	"encoding/json"

@@ -1,7 +1,8 @@
-// Package shape turns the value a handler replies with into the result of
-// its MCP method: a tools/call, prompts/get or resources/read result. The
-// rules are the ones specter.Reply documents.
-package shape
+package methods
+
+// The shapes below turn the value a handler replies with into the result
+// of its MCP method: a tools/call, prompts/get or resources/read result.
+// The rules are the ones specter.Reply documents.
 
 import (
 	"encoding/base64"
@@ -12,12 +13,12 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// Tool wraps a reply as a tool result. A string becomes text content,
+// ToolResult wraps a reply as a tool result. A string becomes text content,
 // content values pass through, a result is copied (a handler may share
 // it between requests, and it is decorated per request), and any other
 // value is encoded as JSON text, and also as structuredContent when
 // structured is set and the JSON is an object. Content is never null.
-func Tool(v any, structured bool) (*mcp.CallToolResult, error) {
+func ToolResult(v any, structured bool) (*mcp.CallToolResult, error) {
 	res := &mcp.CallToolResult{}
 	switch x := v.(type) {
 	case nil:
@@ -29,7 +30,7 @@ func Tool(v any, structured bool) (*mcp.CallToolResult, error) {
 		}
 		return &c, nil
 	case mcp.CallToolResult:
-		return Tool(&x, structured)
+		return ToolResult(&x, structured)
 	case string:
 		res.Content = []mcp.Content{mcp.Text(x)}
 	case mcp.Content:
@@ -54,11 +55,11 @@ func ToolError(message string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.Text(message)}, IsError: true}
 }
 
-// Prompt wraps a reply as a prompt result with the prompt's description.
+// PromptResult wraps a reply as a prompt result with the prompt's description.
 // A string or content becomes a user message, messages pass through, and
 // any other value becomes a user message of its JSON. It fails for a
 // message whose role is neither user nor assistant.
-func Prompt(v any, description string) (*mcp.GetPromptResult, error) {
+func PromptResult(v any, description string) (*mcp.GetPromptResult, error) {
 	res := &mcp.GetPromptResult{Description: description}
 	switch x := v.(type) {
 	case *mcp.GetPromptResult:
@@ -67,23 +68,23 @@ func Prompt(v any, description string) (*mcp.GetPromptResult, error) {
 	case mcp.GetPromptResult:
 		return &x, nil
 	case string:
-		res.Messages = []mcp.PromptMessage{Message(mcp.RoleUser, x)}
+		res.Messages = []mcp.PromptMessage{PromptMessage(mcp.RoleUser, x)}
 	case mcp.PromptMessage:
 		res.Messages = []mcp.PromptMessage{x}
 	case []mcp.PromptMessage:
 		res.Messages = x
 	case mcp.Content:
-		res.Messages = []mcp.PromptMessage{Message(mcp.RoleUser, x)}
+		res.Messages = []mcp.PromptMessage{PromptMessage(mcp.RoleUser, x)}
 	case []mcp.Content:
 		for _, c := range x {
-			res.Messages = append(res.Messages, Message(mcp.RoleUser, c))
+			res.Messages = append(res.Messages, PromptMessage(mcp.RoleUser, c))
 		}
 	default:
 		b, err := JSON(v)
 		if err != nil {
 			return nil, fmt.Errorf("encode prompt reply %T: %w", v, err)
 		}
-		res.Messages = []mcp.PromptMessage{Message(mcp.RoleUser, string(b))}
+		res.Messages = []mcp.PromptMessage{PromptMessage(mcp.RoleUser, string(b))}
 	}
 	if res.Messages == nil {
 		res.Messages = []mcp.PromptMessage{}
@@ -96,9 +97,9 @@ func Prompt(v any, description string) (*mcp.GetPromptResult, error) {
 	return res, nil
 }
 
-// Message is a prompt message; content is an mcp.Content, a string (text
+// PromptMessage is a prompt message; content is an mcp.Content, a string (text
 // content), or any other value, formatted with fmt.Sprint.
-func Message(role mcp.Role, content any) mcp.PromptMessage {
+func PromptMessage(role mcp.Role, content any) mcp.PromptMessage {
 	switch c := content.(type) {
 	case mcp.Content:
 		return mcp.PromptMessage{Role: role, Content: c}
@@ -108,12 +109,12 @@ func Message(role mcp.Role, content any) mcp.PromptMessage {
 	return mcp.PromptMessage{Role: role, Content: mcp.Text(fmt.Sprint(content))}
 }
 
-// Resource wraps a reply as the contents of the resource at uri. A string
+// ResourceResult wraps a reply as the contents of the resource at uri. A string
 // is text, a []byte binary contents, and any other value JSON; mimeType,
 // when set, overrides their default types (text/plain,
 // application/octet-stream, application/json). Contents without a URI
 // get uri.
-func Resource(v any, uri, mimeType string) (*mcp.ReadResourceResult, error) {
+func ResourceResult(v any, uri, mimeType string) (*mcp.ReadResourceResult, error) {
 	one := func(c mcp.ResourceContents) *mcp.ReadResourceResult {
 		if c.URI == "" {
 			c.URI = uri

@@ -1,4 +1,4 @@
-package shape
+package methods
 
 import (
 	"encoding/json"
@@ -40,7 +40,7 @@ func TestTool(t *testing.T) {
 		{"result value", mcp.CallToolResult{IsError: true}, true, `{"content":[],"isError":true}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Tool(tc.v, tc.structured)
+			res, err := ToolResult(tc.v, tc.structured)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -49,12 +49,12 @@ func TestTool(t *testing.T) {
 			}
 		})
 	}
-	if res, _ := Tool(shared, true); res == shared || shared.Content != nil {
+	if res, _ := ToolResult(shared, true); res == shared || shared.Content != nil {
 		t.Error("Tool changed or returned the handler's shared result")
 	}
 	for _, bad := range []any{json.RawMessage(`{`), make(chan int)} {
-		if _, err := Tool(bad, true); err == nil {
-			t.Errorf("Tool(%T) did not fail", bad)
+		if _, err := ToolResult(bad, true); err == nil {
+			t.Errorf("ToolResult(%T) did not fail", bad)
 		}
 	}
 	if got := encode(t, ToolError("no")); got != `{"content":[{"type":"text","text":"no"}],"isError":true}` {
@@ -69,14 +69,14 @@ func TestPrompt(t *testing.T) {
 		want string
 	}{
 		{"string", "hi", `{"description":"d","messages":[{"role":"user","content":{"type":"text","text":"hi"}}]}`},
-		{"message", Message(mcp.RoleAssistant, "a"), `{"description":"d","messages":[{"role":"assistant","content":{"type":"text","text":"a"}}]}`},
+		{"message", PromptMessage(mcp.RoleAssistant, "a"), `{"description":"d","messages":[{"role":"assistant","content":{"type":"text","text":"a"}}]}`},
 		{"contents", []mcp.Content{mcp.Text("a")}, `{"description":"d","messages":[{"role":"user","content":{"type":"text","text":"a"}}]}`},
 		{"no messages", []mcp.PromptMessage(nil), `{"description":"d","messages":[]}`},
 		{"value", point{2}, `{"description":"d","messages":[{"role":"user","content":{"type":"text","text":"{\"x\":2}"}}]}`},
 		{"result", &mcp.GetPromptResult{Messages: []mcp.PromptMessage{}}, `{"messages":[]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Prompt(tc.v, "d")
+			res, err := PromptResult(tc.v, "d")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,11 +85,11 @@ func TestPrompt(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Prompt(Message("system", "x"), "d"); err == nil {
+	if _, err := PromptResult(PromptMessage("system", "x"), "d"); err == nil {
 		t.Error("a system message was accepted")
 	}
-	if m := Message(mcp.RoleUser, 7); encode(t, m) != `{"role":"user","content":{"type":"text","text":"7"}}` {
-		t.Errorf("Message(7) = %s", encode(t, m))
+	if m := PromptMessage(mcp.RoleUser, 7); encode(t, m) != `{"role":"user","content":{"type":"text","text":"7"}}` {
+		t.Errorf("PromptMessage(7) = %s", encode(t, m))
 	}
 }
 
@@ -107,7 +107,7 @@ func TestResource(t *testing.T) {
 		{"contents list", "", []mcp.ResourceContents{mcp.TextResource("u://y", "", "a"), mcp.TextResource("", "", "b")}, `{"contents":[{"uri":"u://y","text":"a"},{"uri":"u://x","text":"b"}]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := Resource(tc.v, "u://x", tc.mime)
+			res, err := ResourceResult(tc.v, "u://x", tc.mime)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +116,7 @@ func TestResource(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Resource(json.RawMessage(`nope`), "u://x", ""); err == nil {
+	if _, err := ResourceResult(json.RawMessage(`nope`), "u://x", ""); err == nil {
 		t.Error("invalid raw JSON was accepted")
 	}
 }
