@@ -11,7 +11,7 @@ FUZZ := \
 	./stdio:FuzzRead \
 	./mcptest:FuzzEventReader \
 	./params:FuzzValidate \
-	./internal/seal:FuzzOpen \
+	./internal/stateless:FuzzOpen \
 	./internal/uripattern:FuzzMatch \
 	./internal/stateless:FuzzDecodeHeader \
 	./internal/stateless:FuzzSameNumber \

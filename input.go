@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/specter-mcp/specter/internal/methods"
-	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
 )
@@ -68,8 +67,8 @@ func inputKey(opts []InputOption) string {
 }
 
 // binding is what a requestState of this request belongs to.
-func (x *exchange) binding() seal.Binding {
-	return seal.Bind(x.c.grant.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
+func (x *exchange) binding() stateless.Binding {
+	return stateless.Bind(x.c.grant.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
 }
 
 // inputRequired is the input_required result of a run that asked.

@@ -17,8 +17,8 @@ import (
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/hostguard"
 	"github.com/specter-mcp/specter/internal/once"
-	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/internal/transport"
@@ -45,7 +45,7 @@ type Router struct {
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
-	sealer   *seal.Sealer
+	sealer   *stateless.Sealer
 	t        *transport.Transport[*Context] // serves HTTP; holds the listen streams
 	tasks    *task.Table                    // tasks of both wires, shared through the backplane
 
@@ -280,7 +280,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			o.applyRouter(r)
 		}
 	}
-	r.sealer = seal.MustNew(r.cfg.stateKey, r.cfg.stateTTL)
+	r.sealer = stateless.MustNewSealer(r.cfg.stateKey, r.cfg.stateTTL)
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}

@@ -4,13 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/specter-mcp/specter/internal/seal"
-	"github.com/specter-mcp/specter/jsonrpc"
-	"github.com/specter-mcp/specter/mcp"
 )
 
 // ErrInputRequired is what asking for input fails with while the answer
@@ -98,7 +96,7 @@ func (c *Call) Input(key, method string, params, result any, valid func() bool) 
 // that does not open is refused with -32602. Answers sent without a state
 // are taken as they are: a client may answer up front. A call with
 // neither allocates nothing.
-func (c *Call) Open(s *seal.Sealer, bind func() seal.Binding) *jsonrpc.Error {
+func (c *Call) Open(s *Sealer, bind func() Binding) *jsonrpc.Error {
 	if c.RequestState != "" {
 		st, err := s.Open(c.RequestState, bind())
 		if err != nil {
@@ -121,13 +119,13 @@ func (c *Call) Open(s *seal.Sealer, bind func() seal.Binding) *jsonrpc.Error {
 // questions it asked, and the answers so far sealed with s in
 // requestState, bound to b, for the client to send back. It fails with
 // ErrNothingAsked when the run asked nothing.
-func (c *Call) InputRequired(s *seal.Sealer, b seal.Binding) (*mcp.InputRequiredResult, error) {
+func (c *Call) InputRequired(s *Sealer, b Binding) (*mcp.InputRequiredResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.pending) == 0 {
 		return nil, ErrNothingAsked
 	}
-	token, err := s.Seal(&seal.State{Binding: b, Answers: c.answers})
+	token, err := s.Seal(&State{Binding: b, Answers: c.answers})
 	if err != nil {
 		return nil, err
 	}

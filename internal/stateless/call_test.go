@@ -3,13 +3,11 @@ package stateless
 import (
 	"encoding/json"
 	"errors"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/specter-mcp/specter/internal/seal"
-	"github.com/specter-mcp/specter/jsonrpc"
-	"github.com/specter-mcp/specter/mcp"
 )
 
 func TestKey(t *testing.T) {
@@ -51,23 +49,23 @@ func ask(c *Call, key string) (answer, error) {
 }
 
 func TestRounds(t *testing.T) {
-	s, _ := seal.New([]byte("k"), time.Minute)
+	s, _ := NewSealer([]byte("k"), time.Minute)
 	// Round 1: no answer, so the question is recorded.
 	c1 := &Call{InputAllowed: true}
-	if err := c1.Open(s, func() seal.Binding { return seal.Bind("u1", "tools/call", "deploy", nil) }); err != nil {
+	if err := c1.Open(s, func() Binding { return Bind("u1", "tools/call", "deploy", nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := ask(c1, "confirm"); !errors.Is(err, ErrInputRequired) {
 		t.Fatalf("round 1: %v, want ErrInputRequired", err)
 	}
-	res, err := c1.InputRequired(s, seal.Bind("u1", "tools/call", "deploy", nil))
+	res, err := c1.InputRequired(s, Bind("u1", "tools/call", "deploy", nil))
 	if err != nil || res.ResultType != mcp.ResultInputRequired || res.InputRequests["confirm"].Method != "elicitation/create" || res.RequestState == "" {
 		t.Fatalf("InputRequired = %+v, %v", res, err)
 	}
 	// Round 2: the answer comes back with the state.
 	c2 := &Call{InputAllowed: true, RequestState: res.RequestState,
 		Responses: map[string]json.RawMessage{"confirm": json.RawMessage(`{"action":"accept"}`), "skipped": json.RawMessage(`null`)}}
-	if err := c2.Open(s, func() seal.Binding { return seal.Bind("u1", "tools/call", "deploy", nil) }); err != nil {
+	if err := c2.Open(s, func() Binding { return Bind("u1", "tools/call", "deploy", nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if a, err := ask(c2, "confirm"); err != nil || a.Action != "accept" {
@@ -77,9 +75,9 @@ func TestRounds(t *testing.T) {
 		t.Errorf("a null response counted as an answer: %v", err)
 	}
 	// Round 3 carries round 2's answers in its state, without resending them.
-	res2, _ := c2.InputRequired(s, seal.Bind("u1", "tools/call", "deploy", nil))
+	res2, _ := c2.InputRequired(s, Bind("u1", "tools/call", "deploy", nil))
 	c3 := &Call{InputAllowed: true, RequestState: res2.RequestState}
-	if err := c3.Open(s, func() seal.Binding { return seal.Bind("u1", "tools/call", "deploy", nil) }); err != nil {
+	if err := c3.Open(s, func() Binding { return Bind("u1", "tools/call", "deploy", nil) }); err != nil {
 		t.Fatal(err)
 	}
 	if a, err := ask(c3, "confirm"); err != nil || a.Action != "accept" {
@@ -88,7 +86,7 @@ func TestRounds(t *testing.T) {
 	// The state is refused for another caller or request.
 	for _, who := range [][3]string{{"u2", "tools/call", "deploy"}, {"u1", "tools/call", "other"}, {"u1", "prompts/get", "deploy"}} {
 		c := &Call{RequestState: res.RequestState}
-		if err := c.Open(s, func() seal.Binding { return seal.Bind(who[0], who[1], who[2], nil) }); err == nil || err.Code != jsonrpc.CodeInvalidParams {
+		if err := c.Open(s, func() Binding { return Bind(who[0], who[1], who[2], nil) }); err == nil || err.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("Open as %v: %v, want -32602", who, err)
 		}
 	}
@@ -100,12 +98,12 @@ func TestInputRefusals(t *testing.T) {
 		t.Errorf("a method that may not ask: %v", err)
 	}
 	c = &Call{InputAllowed: true, Responses: map[string]json.RawMessage{"k": json.RawMessage(`{"action":""}`)}}
-	s, _ := seal.New(nil, time.Minute)
-	_ = c.Open(s, func() seal.Binding { return seal.Bind("", "tools/call", "t", nil) })
+	s, _ := NewSealer(nil, time.Minute)
+	_ = c.Open(s, func() Binding { return Bind("", "tools/call", "t", nil) })
 	if _, err := ask(c, "k"); !errors.Is(err, ErrInputRequired) {
 		t.Errorf("an answer of the wrong shape was accepted: %v", err)
 	}
-	if _, err := (&Call{}).InputRequired(s, seal.Bind("", "tools/call", "t", nil)); !errors.Is(err, ErrNothingAsked) {
+	if _, err := (&Call{}).InputRequired(s, Bind("", "tools/call", "t", nil)); !errors.Is(err, ErrNothingAsked) {
 		t.Errorf("InputRequired without a question: %v", err)
 	}
 }

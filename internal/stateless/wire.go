@@ -1,7 +1,8 @@
 // Package stateless holds the machinery of the stateless 2026-07-28 wire:
 // telling its requests from session-era ones, checking the _meta and the
 // HTTP headers that mirror the body, the per-request state of a multi
-// round-trip request (MRTR), and what the revision adds to results.
+// round-trip request (MRTR) and its sealed requestState, and what the
+// revision adds to results.
 package stateless
 
 import (

@@ -1,8 +1,9 @@
-// Package seal seals the requestState of a multi round-trip request
-// (MCP 2026-07-28): the answers gathered so far, bound to the caller, the
-// request and a deadline, encrypted and authenticated with AES-GCM so that
-// the client that carries it between rounds can neither read nor alter it.
-package seal
+package stateless
+
+// A Sealer seals the requestState of a multi round-trip request: the
+// answers gathered so far, bound to the caller, the request and a
+// deadline, encrypted and authenticated with AES-GCM so that the client
+// that carries it between rounds can neither read nor alter it.
 
 import (
 	"bytes"
@@ -76,11 +77,11 @@ type Sealer struct {
 	ttl  time.Duration
 }
 
-// New returns a sealer whose states expire ttl after sealing. Any secret
+// NewSealer returns a sealer whose states expire ttl after sealing. Any secret
 // length is accepted: the AES-256 key is its SHA-256. A nil secret means a
 // random key, so that only this process can open its states. It fails only
 // when the system's random source does.
-func New(secret []byte, ttl time.Duration) (*Sealer, error) {
+func NewSealer(secret []byte, ttl time.Duration) (*Sealer, error) {
 	if secret == nil {
 		secret = make([]byte, 32)
 		if _, err := rand.Read(secret); err != nil {
@@ -99,10 +100,10 @@ func New(secret []byte, ttl time.Duration) (*Sealer, error) {
 	return &Sealer{aead: aead, ttl: ttl}, nil
 }
 
-// MustNew is New for a caller that cannot go on without a sealer: it
+// MustNewSealer is New for a caller that cannot go on without a sealer: it
 // panics if the system's random source fails.
-func MustNew(secret []byte, ttl time.Duration) *Sealer {
-	s, err := New(secret, ttl)
+func MustNewSealer(secret []byte, ttl time.Duration) *Sealer {
+	s, err := NewSealer(secret, ttl)
 	if err != nil {
 		panic(err)
 	}
@@ -127,9 +128,9 @@ func (s *Sealer) Seal(st *State) (string, error) {
 // Reasons Open refuses a state. Their text is written for the client,
 // which sees it in the JSON-RPC error.
 var (
-	ErrInvalid  = errors.New("requestState is not valid for this server")
-	ErrExpired  = errors.New("requestState has expired; start the request again without it")
-	ErrMismatch = errors.New("requestState belongs to another request, caller or arguments")
+	ErrStateInvalid  = errors.New("requestState is not valid for this server")
+	ErrStateExpired  = errors.New("requestState has expired; start the request again without it")
+	ErrStateMismatch = errors.New("requestState belongs to another request, caller or arguments")
 )
 
 // Open verifies token and returns its state when it was sealed by this
@@ -138,21 +139,21 @@ func (s *Sealer) Open(token string, b Binding) (*State, error) {
 	raw, err := base64.RawURLEncoding.DecodeString(token)
 	n := s.aead.NonceSize()
 	if err != nil || len(raw) < n {
-		return nil, ErrInvalid
+		return nil, ErrStateInvalid
 	}
 	plain, err := s.aead.Open(nil, raw[:n], raw[n:], nil)
 	if err != nil {
-		return nil, ErrInvalid
+		return nil, ErrStateInvalid
 	}
 	var st State
 	if err := json.Unmarshal(plain, &st); err != nil {
-		return nil, ErrInvalid
+		return nil, ErrStateInvalid
 	}
 	if time.Now().UnixMilli() > st.Expires {
-		return nil, ErrExpired
+		return nil, ErrStateExpired
 	}
 	if st.Binding != b {
-		return nil, ErrMismatch
+		return nil, ErrStateMismatch
 	}
 	return &st, nil
 }

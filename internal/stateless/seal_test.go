@@ -1,4 +1,4 @@
-package seal
+package stateless
 
 import (
 	"bytes"
@@ -11,7 +11,7 @@ import (
 
 func mustNew(t testing.TB, secret []byte, ttl time.Duration) *Sealer {
 	t.Helper()
-	s, err := New(secret, ttl)
+	s, err := NewSealer(secret, ttl)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,22 +70,22 @@ func TestOpenRefuses(t *testing.T) {
 		b    Binding
 		want error
 	}{
-		{"tampered", s, string(flipped), booking, ErrInvalid},
-		{"suffix", s, tok + "-TAMPERED", booking, ErrInvalid},
-		{"truncated", s, tok[:len(tok)-4], booking, ErrInvalid},
-		{"not base64", s, "!!!", booking, ErrInvalid},
-		{"shorter than a nonce", s, "AAAA", booking, ErrInvalid},
-		{"empty", s, "", booking, ErrInvalid},
-		{"other key", mustNew(t, []byte("another secret"), time.Minute), tok, booking, ErrInvalid},
-		{"random key", mustNew(t, nil, time.Minute), tok, booking, ErrInvalid},
-		{"expired", s, old, booking, ErrExpired},
-		{"other principal", s, tok, bind("u2", "tools/call", "book", `{"env":"staging"}`), ErrMismatch},
-		{"anonymous", s, tok, bind("", "tools/call", "book", `{"env":"staging"}`), ErrMismatch},
-		{"other name", s, tok, bind("u1", "tools/call", "cancel", `{"env":"staging"}`), ErrMismatch},
-		{"other method", s, tok, bind("u1", "prompts/get", "book", `{"env":"staging"}`), ErrMismatch},
-		{"other arguments", s, tok, bind("u1", "tools/call", "book", `{"env":"production"}`), ErrMismatch},
-		{"more arguments", s, tok, bind("u1", "tools/call", "book", `{"env":"staging","force":true}`), ErrMismatch},
-		{"no arguments", s, tok, bind("u1", "tools/call", "book", ``), ErrMismatch},
+		{"tampered", s, string(flipped), booking, ErrStateInvalid},
+		{"suffix", s, tok + "-TAMPERED", booking, ErrStateInvalid},
+		{"truncated", s, tok[:len(tok)-4], booking, ErrStateInvalid},
+		{"not base64", s, "!!!", booking, ErrStateInvalid},
+		{"shorter than a nonce", s, "AAAA", booking, ErrStateInvalid},
+		{"empty", s, "", booking, ErrStateInvalid},
+		{"other key", mustNew(t, []byte("another secret"), time.Minute), tok, booking, ErrStateInvalid},
+		{"random key", mustNew(t, nil, time.Minute), tok, booking, ErrStateInvalid},
+		{"expired", s, old, booking, ErrStateExpired},
+		{"other principal", s, tok, bind("u2", "tools/call", "book", `{"env":"staging"}`), ErrStateMismatch},
+		{"anonymous", s, tok, bind("", "tools/call", "book", `{"env":"staging"}`), ErrStateMismatch},
+		{"other name", s, tok, bind("u1", "tools/call", "cancel", `{"env":"staging"}`), ErrStateMismatch},
+		{"other method", s, tok, bind("u1", "prompts/get", "book", `{"env":"staging"}`), ErrStateMismatch},
+		{"other arguments", s, tok, bind("u1", "tools/call", "book", `{"env":"production"}`), ErrStateMismatch},
+		{"more arguments", s, tok, bind("u1", "tools/call", "book", `{"env":"staging","force":true}`), ErrStateMismatch},
+		{"no arguments", s, tok, bind("u1", "tools/call", "book", ``), ErrStateMismatch},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if st, err := tc.s.Open(tc.tok, tc.b); !errors.Is(err, tc.want) || st != nil {
@@ -101,7 +101,7 @@ func TestRandomDefaultKey(t *testing.T) {
 	if _, err := a.Open(tok, booking); err != nil {
 		t.Fatalf("the sealing process cannot open its state: %v", err)
 	}
-	if _, err := b.Open(tok, booking); !errors.Is(err, ErrInvalid) {
+	if _, err := b.Open(tok, booking); !errors.Is(err, ErrStateInvalid) {
 		t.Errorf("another random key opened the state: %v", err)
 	}
 }
