@@ -13,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
-	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/hostguard"
 	"github.com/specter-mcp/specter/internal/once"
@@ -40,7 +39,7 @@ type Router struct {
 	mu       sync.Mutex // serializes declaration changes
 	catalog  atomic.Pointer[catalog.Catalog[*declaration]]
 	sessions *session.Table
-	cluster  *cluster.Sessions
+	cluster  *session.Cluster
 	streams  *stream.Node
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
@@ -289,14 +288,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
 		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
-	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
+	r.cluster = session.NewCluster(session.ClusterConfig{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
 		Unsubscribed: r.unsubscribed, Ended: func(s *session.Session, reason string) {
 			if r.onTerminate != nil {
 				r.onTerminate(reason, &Session{s: s})
 			}
 		}})
 	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
-	r.stopSub = cluster.Subscribe(r.bp, r.onMessage, r.log)
+	r.stopSub = session.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
 		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Quotas: r.quotas, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})

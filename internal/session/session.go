@@ -2,7 +2,8 @@
 // the live things that cannot be shared (requests running here, server
 // requests waiting here, streams produced here, a GET stream attached
 // here) and a cached copy of the session record the backplane shares
-// between nodes.
+// between nodes; and, as a Cluster, how a node finds, keeps and ends
+// sessions that every node of a deployment shares.
 package session
 
 import (

@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -64,7 +64,7 @@ func (ls *Listeners) Len() int {
 }
 
 // Notify hands notification m to the listeners it reaches (see
-// cluster.Reaches) that asked for it: a list_changed to those whose
+// session.Reaches) that asked for it: a list_changed to those whose
 // filter names it, a resources/updated to those subscribed to its URI
 // whose grant allowed says may read it.
 func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) {
@@ -75,7 +75,7 @@ func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) 
 	}
 	fanout.Each(ls.All(), func(l *Listener) {
 		switch {
-		case !cluster.Reaches(m, l.principal):
+		case !session.Reaches(m, l.principal):
 		case !updated && l.Wants(m.Method):
 			l.Notify(m.Method, nil)
 		case updated && l.Subscribed(m.URI) && allowed(l.grant):

@@ -16,7 +16,6 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/budget"
-	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/refusal"
@@ -71,7 +70,7 @@ type Config struct {
 	Quotas      Quotas
 	Closing     *atomic.Bool // set when the router shuts down
 	Sessions    *session.Table
-	Cluster     *cluster.Sessions
+	Cluster     *session.Cluster
 	Streams     *stream.Node
 	Report      func(ctx context.Context, err error) // errors only the server sees
 }
@@ -338,7 +337,7 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs
 	if sid != "" {
 		var err error
 		if sess, err = t.cfg.Cluster.Lookup(req.Context(), sid); err != nil {
-			refusal.Write(w, id, cluster.Refusal(err))
+			refusal.Write(w, id, session.Refusal(err))
 			return nil, none, false
 		}
 	}
@@ -356,7 +355,7 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs
 			err = t.cfg.Cluster.Admit(req.Context(), sess, msgs, session.EndTimeout)
 		}
 		if err != nil {
-			refusal.Write(w, id, cluster.Refusal(err))
+			refusal.Write(w, id, session.Refusal(err))
 			return nil, none, false
 		}
 	}

@@ -1,4 +1,4 @@
-package cluster_test
+package session_test
 
 import (
 	"context"
@@ -10,26 +10,22 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"go.uber.org/goleak"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/cluster"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/mcp"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
-
 // node returns the sessions of one node on bp, recording every end.
-func node(t *testing.T, bp backplane.Backplane, local bool, ended *[]string) (*cluster.Sessions, *session.Table) {
+func node(t *testing.T, bp backplane.Backplane, local bool, ended *[]string) (*session.Cluster, *session.Table) {
 	t.Helper()
 	streams := stream.NewNode(stream.Config{Backplane: bp, Local: local, BufferBytes: 1 << 20,
 		WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
 	tab := session.NewTable(session.Config{Backplane: bp, Local: local, Streams: streams, Timeout: time.Minute,
 		Node: "n1", Log: zerolog.Nop(), Publish: func(m *backplane.Message) { _ = bp.Publish(context.Background(), m) }})
-	c := cluster.New(cluster.Config{Backplane: bp, Local: local, Sessions: tab, Streams: streams, Log: zerolog.Nop(),
+	c := session.NewCluster(session.ClusterConfig{Backplane: bp, Local: local, Sessions: tab, Streams: streams, Log: zerolog.Nop(),
 		Ended: func(s *session.Session, reason string) { *ended = append(*ended, s.ID()+" "+reason) },
 		Unsubscribed: func(s *session.Session, uri string) {
 			if uri == "app://panics" {
@@ -149,7 +145,7 @@ func TestReaches(t *testing.T) {
 		{backplane.Message{Targeted: true}, "", true},
 	}
 	for _, tt := range tests {
-		if got := cluster.Reaches(&tt.m, tt.principal); got != tt.want {
+		if got := session.Reaches(&tt.m, tt.principal); got != tt.want {
 			t.Errorf("Reaches(%+v, %q) = %v; want %v", tt.m, tt.principal, got, tt.want)
 		}
 	}
@@ -174,10 +170,10 @@ func TestNotifyAsksAccessOnlyOfSubscribersWithAStream(t *testing.T) {
 }
 
 func TestRefusal(t *testing.T) {
-	if got := cluster.Refusal(fmt.Errorf("load: %w", backplane.ErrNotFound)); got != refusal.SessionNotFound {
+	if got := session.Refusal(fmt.Errorf("load: %w", backplane.ErrNotFound)); got != refusal.SessionNotFound {
 		t.Errorf("an unknown session is refused with %v", got)
 	}
-	if got := cluster.Refusal(errors.New("redis down")); got != refusal.StorageUnavailable {
+	if got := session.Refusal(errors.New("redis down")); got != refusal.StorageUnavailable {
 		t.Errorf("a backplane failure is refused with %v", got)
 	}
 }

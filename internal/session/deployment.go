@@ -1,8 +1,9 @@
-// Package cluster keeps one node's sessions in step with the backplane
-// that every node of a deployment shares: it finds the session a request
+package session
+
+// A Cluster keeps one node's sessions in step with the backplane that
+// every node of a deployment shares: it finds the session a request
 // names, keeps it alive for its owner, and ends it for every node, telling
 // the application once.
-package cluster
 
 import (
 	"context"
@@ -16,31 +17,30 @@ import (
 	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/refusal"
-	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// Config configures a node's view of the shared sessions.
-type Config struct {
+// ClusterConfig configures a node's view of the shared sessions.
+type ClusterConfig struct {
 	Backplane backplane.Backplane
 	Local     bool // the backplane lives in this process: only this node changes it
-	Sessions  *session.Table
+	Sessions  *Table
 	Streams   *stream.Node // bounds backplane calls
 	Log       zerolog.Logger
 	// Ended runs once per session that ended, with the reason; nil: nothing.
-	Ended func(s *session.Session, reason string)
+	Ended func(s *Session, reason string)
 	// Unsubscribed runs, before Ended, for each resource subscription the
 	// session still held; nil: nothing. A panic in it is logged.
-	Unsubscribed func(s *session.Session, uri string)
+	Unsubscribed func(s *Session, uri string)
 }
 
-// Sessions finds and ends sessions for one node.
-type Sessions struct{ cfg Config }
+// Cluster finds and ends sessions for one node.
+type Cluster struct{ cfg ClusterConfig }
 
-// New returns the node's view of the shared sessions.
-func New(cfg Config) *Sessions { return &Sessions{cfg: cfg} }
+// NewCluster returns the node's view of the shared sessions.
+func NewCluster(cfg ClusterConfig) *Cluster { return &Cluster{cfg: cfg} }
 
 // Lookup finds a session for a request: this node's copy, or one built
 // from the backplane's record. It does not touch the session: only its
@@ -48,8 +48,8 @@ func New(cfg Config) *Sessions { return &Sessions{cfg: cfg} }
 // backplane as it touches, in the same round trip (another node may have
 // changed or ended the session). An id this server never issues, or one
 // the backplane does not hold, is backplane.ErrNotFound.
-func (c *Sessions) Lookup(ctx context.Context, id string) (*session.Session, error) {
-	if !session.ValidID(id) {
+func (c *Cluster) Lookup(ctx context.Context, id string) (*Session, error) {
+	if !ValidID(id) {
 		// Ids this server never issues are unknown without asking the
 		// backplane, where they would become key names.
 		return nil, backplane.ErrNotFound
@@ -69,10 +69,10 @@ func (c *Sessions) Lookup(ctx context.Context, id string) (*session.Session, err
 }
 
 // Admit readies a session for its owner's POST, GET or DELETE (see
-// session.Session.Admit): one backplane call. A record that is gone ends
+// Session.Admit): one backplane call. A record that is gone ends
 // the session: on an in-process backplane with reason expired, on a shared
 // one with the reason it was lost for, told by one node.
-func (c *Sessions) Admit(ctx context.Context, s *session.Session, msgs []*jsonrpc.Message, expired string) error {
+func (c *Cluster) Admit(ctx context.Context, s *Session, msgs []*jsonrpc.Message, expired string) error {
 	if !c.cfg.Local {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, stream.CallTimeout)
@@ -90,7 +90,7 @@ func (c *Sessions) Admit(ctx context.Context, s *session.Session, msgs []*jsonrp
 
 // End ends a session for every node: its record goes, every node drops
 // its live state, and Ended runs here once.
-func (c *Sessions) End(s *session.Session, reason string) error {
+func (c *Cluster) End(s *Session, reason string) error {
 	ctx, cancel := c.cfg.Streams.Context()
 	defer cancel()
 	existed, err := c.cfg.Backplane.DeleteSession(ctx, s.ID())
@@ -113,7 +113,7 @@ func (c *Sessions) End(s *session.Session, reason string) error {
 // Shutdown lets go of this node's sessions as it shuts down: on an
 // in-process backplane they die with the process and end with reason;
 // on a shared one other nodes go on serving them.
-func (c *Sessions) Shutdown(reason string) {
+func (c *Cluster) Shutdown(reason string) {
 	for _, s := range c.cfg.Sessions.All() {
 		if c.cfg.Local {
 			_ = c.End(s, reason)
@@ -126,7 +126,7 @@ func (c *Sessions) Shutdown(reason string) {
 // Finish ends a session whose record already expired. Ended runs once: on
 // the one node of an in-process backplane, or on the node that claims the
 // end of a shared one.
-func (c *Sessions) Finish(s *session.Session, reason string) {
+func (c *Cluster) Finish(s *Session, reason string) {
 	if !s.Stop() {
 		return
 	}
@@ -140,7 +140,7 @@ func (c *Sessions) Finish(s *session.Session, reason string) {
 	c.ended(s, reason)
 }
 
-func (c *Sessions) ended(s *session.Session, reason string) {
+func (c *Cluster) ended(s *Session, reason string) {
 	c.cfg.Log.Debug().Str("session", s.ID()).Str("reason", reason).Msg("mcp session ended")
 	for _, uri := range s.Subscriptions() {
 		if c.cfg.Unsubscribed == nil {
@@ -160,7 +160,7 @@ func (c *Sessions) ended(s *session.Session, reason string) {
 // that node published the change (backplane.KindField), and every request
 // through this one reads the record back (Admit), so the copy here is
 // current without a read per notification.
-func (c *Sessions) Subscribed(s *session.Session, uri string) bool {
+func (c *Cluster) Subscribed(s *Session, uri string) bool {
 	return s.HasGetStream() && s.Subscribed(uri)
 }
 
@@ -168,8 +168,8 @@ func (c *Sessions) Subscribed(s *session.Session, uri string) bool {
 // topic on this node: those subscribed to it, on a shared backplane only
 // where their GET stream is open, so that each runs the event once, where
 // its client listens.
-func (c *Sessions) Followers(topic string) []*session.Session {
-	var out []*session.Session
+func (c *Cluster) Followers(topic string) []*Session {
+	var out []*Session
 	for _, s := range c.cfg.Sessions.All() {
 		if !c.cfg.Local && !s.HasGetStream() {
 			continue
@@ -183,7 +183,7 @@ func (c *Sessions) Followers(topic string) []*session.Session {
 
 // Publish sends an application event, data (anything that encodes to
 // JSON) on topic, to every node (see Followers).
-func (c *Sessions) Publish(topic string, data any) error {
+func (c *Cluster) Publish(topic string, data any) error {
 	raw, err := json.Marshal(data)
 	if err == nil {
 		ctx, cancel := c.cfg.Streams.Context()
@@ -206,10 +206,10 @@ func Reaches(m *backplane.Message, principal string) bool {
 // node that it reaches: a list_changed to all of them, a resources/updated
 // to those subscribed to its URI whose access (the session's
 // Session.Access) allowed says may read it.
-func (c *Sessions) Notify(m *backplane.Message, allowed func(access any) bool) {
+func (c *Cluster) Notify(m *backplane.Message, allowed func(access any) bool) {
 	if m.Method != mcp.NotificationResourceUpdated {
 		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
-		fanout.Each(c.cfg.Sessions.All(), func(s *session.Session) {
+		fanout.Each(c.cfg.Sessions.All(), func(s *Session) {
 			if Reaches(m, s.Principal()) {
 				s.Notify(msg)
 			}
@@ -218,7 +218,7 @@ func (c *Sessions) Notify(m *backplane.Message, allowed func(access any) bool) {
 	}
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: m.URI})
 	msg := jsonrpc.AppendRequest(nil, nil, mcp.NotificationResourceUpdated, p)
-	fanout.Each(c.cfg.Sessions.All(), func(s *session.Session) {
+	fanout.Each(c.cfg.Sessions.All(), func(s *Session) {
 		if Reaches(m, s.Principal()) && c.Subscribed(s, m.URI) && allowed(s.Access()) {
 			s.Notify(msg)
 		}
