@@ -15,7 +15,7 @@ FUZZ := \
 	./internal/uripattern:FuzzMatch \
 	./internal/stateless:FuzzDecodeHeader \
 	./internal/stateless:FuzzSameNumber \
-	./internal/jsonvalue:FuzzDecode \
+	./internal/jsonscan:FuzzDecode \
 	./internal/methods:FuzzRead \
 	./internal/methods:FuzzPlainCallTool \
 	./internal/stateless:FuzzPlainParams

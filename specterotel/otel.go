@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/specter-mcp/specter"
-	"github.com/specter-mcp/specter/internal/jsonvalue"
+	"github.com/specter-mcp/specter/internal/jsonscan"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/observe"
 )
@@ -283,7 +283,7 @@ func metaCarrier(meta json.RawMessage) propagation.MapCarrier {
 	if !bytes.Contains(meta, []byte(`"traceparent"`)) {
 		return nil
 	}
-	v, _ := jsonvalue.Decode(meta)
+	v, _ := jsonscan.Decode(meta)
 	m, _ := v.(map[string]any)
 	tp, _ := m["traceparent"].(string)
 	if tp == "" {

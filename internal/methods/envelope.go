@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 
 	"github.com/specter-mcp/specter/internal/jsonscan"
-	"github.com/specter-mcp/specter/internal/jsonvalue"
 )
 
 // Envelope holds the shared members of a request's params.
@@ -119,7 +118,7 @@ func readPlain(params json.RawMessage, token bool) (p Envelope, ok bool) {
 		}
 		switch value[0] {
 		case '"':
-			s, _ := jsonvalue.String(value)
+			s, _ := jsonscan.String(value)
 			*field = s
 		case 'n': // null leaves a string as it is
 		default:

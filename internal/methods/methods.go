@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	"github.com/specter-mcp/specter/internal/jsonscan"
-	"github.com/specter-mcp/specter/internal/jsonvalue"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -120,7 +119,7 @@ func plainCallTool(params json.RawMessage) (p mcp.CallToolParams, ok bool) {
 			if value[0] == 'n' {
 				continue // null leaves the name as it is
 			}
-			if p.Name, ok = jsonvalue.String(value); !ok {
+			if p.Name, ok = jsonscan.String(value); !ok {
 				return p, false
 			}
 		case "arguments":

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/specter-mcp/specter/internal/jsonscan"
-	"github.com/specter-mcp/specter/internal/jsonvalue"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -75,7 +74,7 @@ func plainString(v []byte) (string, bool) {
 	if len(v) == 0 || v[0] != '"' {
 		return "", false
 	}
-	return jsonvalue.String(v)
+	return jsonscan.String(v)
 }
 
 // readPlain decodes plain params; false leaves them to encoding/json.

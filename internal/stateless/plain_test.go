@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/specter-mcp/specter/internal/jsonvalue"
+	"github.com/specter-mcp/specter/internal/jsonscan"
 )
 
 var plainSeeds = []string{
@@ -28,7 +28,7 @@ var plainSeeds = []string{
 // checkPlainAgrees fails when the plain path accepts params or a _meta
 // and decodes them otherwise than encoding/json.
 func checkPlainAgrees(t *testing.T, params []byte) {
-	if !jsonvalue.Valid(params) {
+	if !jsonscan.Valid(params) {
 		return // jsonrpc.Parse lets only valid JSON through
 	}
 	var plain Params

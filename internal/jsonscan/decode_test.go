@@ -1,4 +1,4 @@
-package jsonvalue
+package jsonscan
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 
 // reference decodes data as encoding/json does for an any with UseNumber,
 // the behaviour Decode must match.
-func reference(data []byte) (any, bool) {
+func referenceDecode(data []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
@@ -40,7 +40,7 @@ var samples = []string{
 
 func TestDecodeAgreesWithEncodingJSON(t *testing.T) {
 	for _, s := range samples {
-		want, wantOK := reference([]byte(s))
+		want, wantOK := referenceDecode([]byte(s))
 		got, ok := Decode([]byte(s))
 		if ok != wantOK || !reflect.DeepEqual(got, want) {
 			t.Errorf("Decode(%.40q) = %#v, %v; encoding/json: %#v, %v", s, got, ok, want, wantOK)
@@ -73,7 +73,7 @@ func FuzzDecode(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		want, wantOK := reference(data)
+		want, wantOK := referenceDecode(data)
 		got, ok := Decode(data)
 		if ok != wantOK || !reflect.DeepEqual(got, want) {
 			t.Fatalf("Decode(%q) = %#v, %v; encoding/json: %#v, %v", data, got, ok, want, wantOK)
@@ -97,7 +97,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.Run("encoding-json", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, ok := reference(data); !ok {
+			if _, ok := referenceDecode(data); !ok {
 				b.Fatal("not ok")
 			}
 		}

@@ -1,22 +1,23 @@
-// Package jsonvalue checks JSON text and decodes it into the values
-// encoding/json gives an `any` with UseNumber: map[string]any, []any,
-// string, bool, nil and json.Number. It does so without reflection and in
-// one pass, because every MCP request decodes small JSON documents
-// (the envelope, the params, the arguments) and encoding/json's reflective
-// decoder was the largest cost of a tools/call.
-//
-// It agrees with encoding/json on every input (a fuzz test holds it to
-// that): the same values for valid JSON, including strings with escapes
-// and invalid UTF-8, and a refusal for invalid JSON. It does not explain
-// a refusal: callers that need encoding/json's error text decode again
-// with it, which costs nothing on the common path.
-package jsonvalue
+package jsonscan
 
 import (
 	"encoding/json"
 	"unicode/utf16"
 	"unicode/utf8"
 )
+
+// Valid checks JSON text, and Decode decodes it into the values
+// encoding/json gives an `any` with UseNumber: map[string]any, []any,
+// string, bool, nil and json.Number. Decode does so without reflection and in
+// one pass, because every MCP request decodes small JSON documents
+// (the envelope, the params, the arguments) and encoding/json's reflective
+// decoder was the largest cost of a tools/call.
+//
+// They agree with encoding/json on every input (a fuzz test holds it to
+// that): the same values for valid JSON, including strings with escapes
+// and invalid UTF-8, and a refusal for invalid JSON. It does not explain
+// a refusal: callers that need encoding/json's error text decode again
+// with it, which costs nothing on the common path.
 
 // maxDepth is encoding/json's nesting limit, so that both refuse the same
 // documents.
