@@ -10,8 +10,8 @@ import (
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/methods"
-	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/probe"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -131,7 +131,7 @@ func (x *exchange) respond(reply methods.Outcome, registered bool) {
 		}
 		x.end(e)
 	}
-	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
+	reqctx.Note(x.c.http.Context(), reqctx.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.grant.principal, Code: code, Duration: time.Since(x.start)})
 }
 

@@ -3,9 +3,9 @@ package transport
 import (
 	"net/http"
 
-	"github.com/specter-mcp/specter/internal/inproc"
 	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -34,7 +34,7 @@ func (t *Transport[C]) serveStateless(w http.ResponseWriter, req *http.Request, 
 		return
 	}
 	hdr := req.Header
-	if inproc.Is(req.Context()) {
+	if reqctx.InProcess(req.Context()) {
 		hdr = nil // no intermediary routes it: _meta alone speaks for it
 	}
 	p, call, refused := stateless.Read(hdr, m)

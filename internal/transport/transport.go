@@ -15,10 +15,9 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/budget"
 	"github.com/specter-mcp/specter/internal/methods"
-	"github.com/specter-mcp/specter/internal/msglog"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -172,10 +171,10 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 			m.Params = methods.Compact(m.Params)
 		case jsonrpc.KindNotification:
 			sess.Notification(m)
-			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: t.host.Principal(c)})
+			reqctx.Note(req.Context(), reqctx.Message{Method: m.Method, Session: sess.ID(), Principal: t.host.Principal(c)})
 		default:
 			sess.Answer(m)
-			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.ID(), Principal: t.host.Principal(c)})
+			reqctx.Note(req.Context(), reqctx.Message{Method: "response", ID: string(m.ID), Session: sess.ID(), Principal: t.host.Principal(c)})
 		}
 	}
 	if requests == 0 {
@@ -207,7 +206,7 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 // ob with a rate-limit error, so that every request of the batch is
 // answered but only those within the limit run, and returns false.
 func (t *Transport[C]) withinBudget(req *http.Request, c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message) bool {
-	ok, wait := budget.Take(req.Context())
+	ok, wait := reqctx.TakeBudget(req.Context())
 	if !ok {
 		t.host.Refuse(c, sess, ob, m, refusal.TooManyMessages(refusal.RetrySeconds(wait)))
 	}
@@ -282,7 +281,7 @@ func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C,
 	w.Header().Set(HeaderSessionID, s.ID())
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: t.host.Principal(c), Duration: time.Since(start)})
+	reqctx.Note(req.Context(), reqctx.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: t.host.Principal(c), Duration: time.Since(start)})
 }
 
 func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {

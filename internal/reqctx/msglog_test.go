@@ -1,4 +1,4 @@
-package msglog
+package reqctx
 
 import (
 	"context"

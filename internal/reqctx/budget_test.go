@@ -1,4 +1,4 @@
-package budget
+package reqctx
 
 import (
 	"context"
@@ -28,7 +28,7 @@ func (c *counter) Take() (bool, time.Duration) {
 
 func TestTakeWithoutBudget(t *testing.T) {
 	for range 3 {
-		if ok, wait := Take(context.Background()); !ok || wait != 0 {
+		if ok, wait := TakeBudget(context.Background()); !ok || wait != 0 {
 			t.Fatalf("Take without a budget = %v, %v; want true, 0", ok, wait)
 		}
 	}
@@ -36,13 +36,13 @@ func TestTakeWithoutBudget(t *testing.T) {
 
 func TestTakeUntilEmpty(t *testing.T) {
 	b := &counter{n: 30, wait: 2 * time.Second}
-	ctx := With(context.Background(), b)
+	ctx := WithBudget(context.Background(), b)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	allowed := 0
 	for range 100 {
 		wg.Go(func() {
-			if ok, _ := Take(ctx); ok {
+			if ok, _ := TakeBudget(ctx); ok {
 				mu.Lock()
 				allowed++
 				mu.Unlock()
@@ -53,7 +53,7 @@ func TestTakeUntilEmpty(t *testing.T) {
 	if allowed != 30 {
 		t.Errorf("%d of 100 allowed, want 30", allowed)
 	}
-	if ok, wait := Take(ctx); ok || wait != 2*time.Second {
+	if ok, wait := TakeBudget(ctx); ok || wait != 2*time.Second {
 		t.Errorf("empty budget: Take = %v, %v; want false, 2s", ok, wait)
 	}
 }
@@ -74,8 +74,8 @@ func TestTakeNested(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			outer := &counter{n: tt.outer, wait: time.Second}
 			inner := &counter{n: tt.inner, wait: time.Minute}
-			ctx := With(With(context.Background(), outer), inner)
-			ok, wait := Take(ctx)
+			ctx := WithBudget(WithBudget(context.Background(), outer), inner)
+			ok, wait := TakeBudget(ctx)
 			if ok != tt.ok || wait != tt.wait {
 				t.Errorf("Take = %v, %v; want %v, %v", ok, wait, tt.ok, tt.wait)
 			}

@@ -1,4 +1,4 @@
-package inproc
+package reqctx
 
 import (
 	"context"
@@ -6,14 +6,14 @@ import (
 )
 
 func TestMark(t *testing.T) {
-	if Is(context.Background()) {
+	if InProcess(context.Background()) {
 		t.Error("an unmarked context is in-process")
 	}
-	if !Is(With(context.Background())) {
+	if !InProcess(WithInProcess(context.Background())) {
 		t.Error("a marked context is not in-process")
 	}
 	type other struct{}
-	if Is(context.WithValue(context.Background(), other{}, true)) {
+	if InProcess(context.WithValue(context.Background(), other{}, true)) {
 		t.Error("another key's true value marks a context")
 	}
 }

@@ -1,14 +1,15 @@
-// Package msglog carries the MCP messages of one HTTP request from the
-// router, which notes each one, to a request log in the middleware chain
-// (middleware.RequestLog), which writes them. Neither side imports the
-// other: the log puts a Sink in the request's context, and the router
-// notes into whatever sink it finds there, or none.
-package msglog
+package reqctx
 
 import (
 	"context"
 	"time"
 )
+
+// A Sink receives the MCP messages of one HTTP request from the
+// router, which notes each one, for a request log in the middleware chain
+// (middleware.RequestLog), which writes them. Neither side imports the
+// other: the log puts a Sink in the request's context, and the router
+// notes into whatever sink it finds there, or none.
 
 // Message is one MCP message as a request log reports it.
 type Message struct {
