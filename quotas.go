@@ -1,6 +1,6 @@
 package specter
 
-import "github.com/specter-mcp/specter/internal/quota"
+import "github.com/specter-mcp/specter/internal/access"
 
 // Per-principal caps keep one caller from taking what every caller
 // shares: MaxSessions, connections, memory. A caller is its principal
@@ -21,7 +21,7 @@ import "github.com/specter-mcp/specter/internal/quota"
 // initialize answers 429. Default 100; 0 or less means no cap (only
 // MaxSessions applies).
 func MaxSessionsPerPrincipal(n int) RouterOption {
-	return routerOption(func(r *Router) { r.quotas.Sessions = quota.New(n) })
+	return routerOption(func(r *Router) { r.quotas.Sessions = access.NewQuota(n) })
 }
 
 // MaxStreamsPerPrincipal caps the session-era GET streams one caller has
@@ -29,7 +29,7 @@ func MaxSessionsPerPrincipal(n int) RouterOption {
 // the next GET answers 429. Default 100, one per session the caller may
 // hold; 0 or less means no cap.
 func MaxStreamsPerPrincipal(n int) RouterOption {
-	return routerOption(func(r *Router) { r.quotas.Streams = quota.New(n) })
+	return routerOption(func(r *Router) { r.quotas.Streams = access.NewQuota(n) })
 }
 
 // MaxListenersPerPrincipal caps the subscriptions/listen streams
@@ -37,5 +37,5 @@ func MaxStreamsPerPrincipal(n int) RouterOption {
 // 429. A client needs one, or a few with different filters. Default 16;
 // 0 or less means no cap.
 func MaxListenersPerPrincipal(n int) RouterOption {
-	return routerOption(func(r *Router) { r.quotas.Listeners = quota.New(n) })
+	return routerOption(func(r *Router) { r.quotas.Listeners = access.NewQuota(n) })
 }

@@ -14,7 +14,6 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -209,7 +208,7 @@ func Reaches(m *backplane.Message, principal string) bool {
 func (c *Cluster) Notify(m *backplane.Message, allowed func(access any) bool) {
 	if m.Method != mcp.NotificationResourceUpdated {
 		msg := jsonrpc.AppendRequest(nil, nil, m.Method, nil)
-		fanout.Each(c.cfg.Sessions.All(), func(s *Session) {
+		stream.FanOut(c.cfg.Sessions.All(), func(s *Session) {
 			if Reaches(m, s.Principal()) {
 				s.Notify(msg)
 			}
@@ -218,7 +217,7 @@ func (c *Cluster) Notify(m *backplane.Message, allowed func(access any) bool) {
 	}
 	p, _ := json.Marshal(&mcp.ResourceUpdatedParams{URI: m.URI})
 	msg := jsonrpc.AppendRequest(nil, nil, mcp.NotificationResourceUpdated, p)
-	fanout.Each(c.cfg.Sessions.All(), func(s *Session) {
+	stream.FanOut(c.cfg.Sessions.All(), func(s *Session) {
 		if Reaches(m, s.Principal()) && c.Subscribed(s, m.URI) && allowed(s.Access()) {
 			s.Notify(msg)
 		}

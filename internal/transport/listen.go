@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -73,7 +72,7 @@ func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) 
 	if updated {
 		uri, _ = json.Marshal(m.URI)
 	}
-	fanout.Each(ls.All(), func(l *Listener) {
+	stream.FanOut(ls.All(), func(l *Listener) {
 		switch {
 		case !session.Reaches(m, l.principal):
 		case !updated && l.Wants(m.Method):

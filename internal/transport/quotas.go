@@ -4,18 +4,18 @@ import (
 	"net"
 	"net/netip"
 
-	"github.com/specter-mcp/specter/internal/quota"
+	"github.com/specter-mcp/specter/internal/access"
 )
 
 // Quotas counts what each caller holds on this node: sessions, GET streams
 // and subscriptions/listen streams.
 type Quotas struct {
-	Sessions, Streams, Listeners *quota.Counter
+	Sessions, Streams, Listeners *access.Quota
 }
 
 // DefaultQuotas are 100 sessions, 100 streams and 16 listeners a caller.
 func DefaultQuotas() Quotas {
-	return Quotas{Sessions: quota.New(100), Streams: quota.New(100), Listeners: quota.New(16)}
+	return Quotas{Sessions: access.NewQuota(100), Streams: access.NewQuota(100), Listeners: access.NewQuota(16)}
 }
 
 // CallerKey names who a request counts against: its principal, or, for

@@ -1,33 +1,31 @@
-// Package quota counts what each holder (a principal, a client address)
-// holds of a resource, up to a limit per holder, so that no single holder
-// can take all of a shared pool.
-package quota
+package access
 
 import (
 	"sync"
 	"sync/atomic"
 )
 
-// Counter counts, per key, what is held, up to Limit each. Its methods
-// are safe for concurrent use.
-type Counter struct {
+// Quota counts, per key (a principal, a client address), what is held of
+// a shared pool, up to Limit each, so that no single holder can take all
+// of it. Its methods are safe for concurrent use.
+type Quota struct {
 	limit int
 	mu    sync.Mutex
 	held  map[string]int
 }
 
-// New returns a counter allowing limit per key; limit <= 0 means no limit
+// NewQuota returns a counter allowing limit per key; limit <= 0 means no limit
 // (nothing is counted).
-func New(limit int) *Counter { return &Counter{limit: limit, held: map[string]int{}} }
+func NewQuota(limit int) *Quota { return &Quota{limit: limit, held: map[string]int{}} }
 
 // Limit returns the limit per key; 0 or less means none.
-func (c *Counter) Limit() int { return c.limit }
+func (c *Quota) Limit() int { return c.limit }
 
 // Take counts one more for key if key holds fewer than the limit. On
 // success it returns the function that gives the unit back; calling it
 // more than once gives back only once. It reports false, counting
 // nothing, when key is at the limit.
-func (c *Counter) Take(key string) (release func(), ok bool) {
+func (c *Quota) Take(key string) (release func(), ok bool) {
 	if c.limit <= 0 {
 		return func() {}, true
 	}
@@ -46,7 +44,7 @@ func (c *Counter) Take(key string) (release func(), ok bool) {
 	}, true
 }
 
-func (c *Counter) give(key string) {
+func (c *Quota) give(key string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n := c.held[key] - 1; n > 0 {
@@ -60,7 +58,7 @@ func (c *Counter) give(key string) {
 }
 
 // Held returns what key holds.
-func (c *Counter) Held(key string) int {
+func (c *Quota) Held(key string) int {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.held[key]

@@ -1,4 +1,4 @@
-package fanout
+package stream
 
 import (
 	"runtime"
@@ -15,7 +15,7 @@ func TestEachCallsEveryItemOnce(t *testing.T) {
 			items[i] = i
 		}
 		seen := make([]atomic.Int32, n)
-		Each(items, func(i int) { seen[i].Add(1) })
+		FanOut(items, func(i int) { seen[i].Add(1) })
 		for i := range seen {
 			if c := seen[i].Load(); c != 1 {
 				t.Fatalf("n=%d: item %d called %d times", n, i, c)
@@ -35,7 +35,7 @@ func TestEachSpreadsOverGoroutines(t *testing.T) {
 	both := make(chan struct{})
 	var once sync.Once
 	items := make([]int, 4*serial)
-	Each(items, func(int) {
+	FanOut(items, func(int) {
 		mu.Lock()
 		gs[goid()] = true
 		if len(gs) > 1 {
@@ -53,7 +53,7 @@ func TestEachSpreadsOverGoroutines(t *testing.T) {
 
 func TestFewItemsStayOnTheCaller(t *testing.T) {
 	caller := goid()
-	Each(make([]int, serial), func(int) {
+	FanOut(make([]int, serial), func(int) {
 		if goid() != caller {
 			t.Error("a short list went to another goroutine")
 		}

@@ -1,4 +1,4 @@
-package quota
+package access
 
 import (
 	"sync"
@@ -20,7 +20,7 @@ func TestTakeUpToTheLimit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := New(tt.limit)
+			c := NewQuota(tt.limit)
 			got := 0
 			for range tt.takes {
 				if _, ok := c.Take("alice"); ok {
@@ -35,7 +35,7 @@ func TestTakeUpToTheLimit(t *testing.T) {
 }
 
 func TestKeysAreCountedApart(t *testing.T) {
-	c := New(1)
+	c := NewQuota(1)
 	if _, ok := c.Take("alice"); !ok {
 		t.Fatal("alice's first take refused")
 	}
@@ -48,7 +48,7 @@ func TestKeysAreCountedApart(t *testing.T) {
 }
 
 func TestReleaseGivesBackOnce(t *testing.T) {
-	c := New(2)
+	c := NewQuota(2)
 	r1, _ := c.Take("k")
 	r2, _ := c.Take("k")
 	r1()
@@ -69,7 +69,7 @@ func TestReleaseGivesBackOnce(t *testing.T) {
 }
 
 func TestEmptyKeysAreForgotten(t *testing.T) {
-	c := New(5)
+	c := NewQuota(5)
 	for i := range 100 {
 		r, _ := c.Take(string(rune('a' + i%26)))
 		r()
@@ -84,7 +84,7 @@ func TestEmptyKeysAreForgotten(t *testing.T) {
 
 func TestConcurrentTakesNeverExceedTheLimit(t *testing.T) {
 	const limit = 10
-	c := New(limit)
+	c := NewQuota(limit)
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex

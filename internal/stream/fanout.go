@@ -1,7 +1,4 @@
-// Package fanout runs one function over many items on every CPU: the
-// delivery of one notification to thousands of streams, each a write of
-// its own, is bound by the cost of those writes.
-package fanout
+package stream
 
 import (
 	"runtime"
@@ -11,9 +8,11 @@ import (
 // serial is how many items are not worth a second goroutine.
 const serial = 256
 
-// Each calls f for every item, on up to GOMAXPROCS goroutines, and
-// returns when all calls have. Each goroutine takes a contiguous share.
-func Each[T any](items []T, f func(T)) {
+// FanOut calls f for every item, on up to GOMAXPROCS goroutines, and
+// returns when all calls have. Each goroutine takes a contiguous share:
+// the delivery of one notification to thousands of streams, each a write
+// of its own, is bound by the cost of those writes.
+func FanOut[T any](items []T, f func(T)) {
 	n := min(runtime.GOMAXPROCS(0), (len(items)+serial-1)/serial)
 	if n <= 1 {
 		for _, it := range items {
