@@ -13,9 +13,7 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
-	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/hostguard"
-	"github.com/specter-mcp/specter/internal/once"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -58,7 +56,7 @@ type Router struct {
 	onUnsub     func(*Session, string)
 	onDrop      func(*Context)
 
-	warned once.Keys // connect named these undeclared items; warned once
+	warned warnedKeys // connect named these undeclared items; warned once
 	mw     []Middleware
 
 	quotas transport.Quotas // what each caller holds here (quotas.go)
@@ -343,12 +341,25 @@ type echoKey struct{}
 // (or ctx to end), then ends every session.
 func (r *Router) Shutdown(ctx context.Context) error {
 	r.closing.Store(true)
-	err := guard.Wait(ctx, &r.work)
+	err := waitFor(ctx, &r.work)
 	r.cluster.Shutdown(EndShutdown)
 	r.stopSub()
 	r.t.Listeners.Stop()
 	r.tasks.Stop()
 	return err
+}
+
+// waitFor waits for wg, or for ctx to end first, whose error it returns
+// then. The work goes on either way.
+func waitFor(ctx context.Context, wg *sync.WaitGroup) error {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Listeners returns the number of open subscriptions/listen streams.

@@ -1,4 +1,4 @@
-package once
+package specter
 
 import (
 	"strconv"
@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-func TestFirst(t *testing.T) {
-	var k Keys
+func TestWarnedKeysFirst(t *testing.T) {
+	var k warnedKeys
 	if !k.First("a") || k.First("a") || !k.First("b") {
 		t.Fatal("First must report a key new exactly once")
 	}
-	for i := 0; i < 2*Max; i++ {
+	for i := 0; i < 2*maxWarnedKeys; i++ {
 		k.First(strconv.Itoa(i))
 	}
 	if k.First("late") {
@@ -19,8 +19,8 @@ func TestFirst(t *testing.T) {
 	}
 }
 
-func TestFirstConcurrently(t *testing.T) {
-	var k Keys
+func TestWarnedKeysFirstConcurrently(t *testing.T) {
+	var k warnedKeys
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	firsts := 0
