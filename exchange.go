@@ -5,14 +5,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
@@ -466,3 +470,140 @@ func (g *grant) allowsPrompt(name string) bool { return g.prompts.Permits(name) 
 func (g *grant) allowsResource(d *declaration, uri string) bool {
 	return g.resources.Permits(d.name, d.pattern.Template(), uri)
 }
+
+// binding is what a requestState of this request belongs to.
+func (x *exchange) binding() stateless.Binding {
+	return stateless.Bind(x.c.grant.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
+}
+
+// inputRequired is the input_required result of a run that asked.
+func (x *exchange) inputRequired(d *declaration) methods.Outcome {
+	res, err := x.c.req.stateless.InputRequired(x.r.sealer, x.binding())
+	if err != nil {
+		return methods.Failed(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
+	}
+	return methods.Answer(res)
+}
+
+// work runs NoReply's work on s, as an Op of its own for the probe.
+func (x *exchange) work(work func(*Stream) Result, s *Stream) Result {
+	ws := *s
+	ctx, end := probe.Work(s.ctx)
+	ws.ctx = ctx
+	res := safely(func() Result { return work(&ws) })
+	end(probe.Err(res.err))
+	return res
+}
+
+func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
+	x.ob.SetStatus(http.StatusForbidden)
+	msg := "Forbidden: you may not use this " + d.kind.String()
+	if len(missing) > 0 {
+		x.ob.SetHeader("WWW-Authenticate", bearer.Refusal(x.c.http, http.StatusForbidden, strings.Join(missing, " "), x.r.cfg.resourceMeta))
+		msg += "; it needs the scope " + strings.Join(missing, " ")
+	}
+	return jsonrpc.Errorf(CodeForbidden, "%s", msg)
+}
+
+// Skills and SkillAt serve the methods of the skills extension, which
+// exist only while at least one skill is declared.
+func (x *exchange) Skills() ([]*mcp.Skill, error) {
+	if len(x.cat.Skills) == 0 {
+		return nil, x.noSkills()
+	}
+	return catalog.Visible(x.cat.Skills, x.seesFamily, func(d *declaration) *mcp.Skill { return &d.skill.Entry }), nil
+}
+
+func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
+	if len(x.cat.Skills) == 0 {
+		return nil, x.noSkills()
+	}
+	d, ok := x.cat.SkillFor(uri)
+	if !ok || !x.seesFamily(d) {
+		return nil, nil
+	}
+	return d.skill, nil
+}
+
+func (x *exchange) noSkills() *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (this server declares no skills)", x.c.req.Method)
+}
+
+// decorate adds what the 2026-07-28 revision puts on results, with the
+// caching hint of the router or of the resource read.
+func (x *exchange) decorate(result any) {
+	base := stateless.Decorate(result, x.r.info, x.c.req.Method)
+	if base == nil {
+		return
+	}
+	hint := x.r.cfg.cache
+	if m := x.c.req.Method; m == mcp.MethodResourcesRead || m == mcp.MethodSkillsGet {
+		if d, _ := x.cat.ResourceFor(x.c.req.Name); d != nil && d.cache != nil {
+			hint = *d.cache
+		}
+	}
+	// What this caller sees depends on who it is.
+	stateless.Cache(base, hint.ttl, hint.visibility, x.c.grant.filtered() || x.c.grant.principal != "" || x.hid)
+}
+
+// tasksDeclared reports whether this request asks for a task.
+func (x *exchange) tasksDeclared() bool {
+	if !x.stateless() {
+		return x.c.req.task != nil && x.c.req.Version >= mcp.Version20251125
+	}
+	_, ok := x.c.req.ClientCapabilities.Extensions[TasksExtension]
+	return ok
+}
+
+// owner is who may see the tasks this request creates: its principal on
+// the 2026-07-28 wire, its session in the session era.
+func (x *exchange) owner() string {
+	if x.sess != nil {
+		return "s:" + x.sess.ID()
+	}
+	return "p:" + x.c.grant.principal
+}
+
+// startTask runs a tool's work as a task and answers with the task; a
+// session's tasks end with it.
+func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
+	base, sess := context.WithoutCancel(x.c.ctx), x.sess
+	var notify func([]byte)
+	if sess != nil {
+		base, notify = sess.Context(), sess.Notify
+	}
+	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
+		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
+			tx, c := *x, *x.c
+			tx.c, c.ctx = &c, ctx
+			c.stream = &Stream{ctx: ctx, ob: x.ob, req: x.c.req, task: t}
+			if sess != nil {
+				c.stream.ob, c.stream.sess, c.stream.timeout = sess.GetStream(), sess, x.r.cfg.stateTTL
+			}
+			if res.kind == resultNoReply {
+				res = x.work(res.work, c.stream)
+			}
+			return tx.outcome(tx.finish(d, res))
+		})
+	if err != nil {
+		return methods.Failed(x.internal(err))
+	}
+	return methods.Answer(created.Reply(sess != nil))
+}
+
+// Task answers tasks/get, tasks/result and tasks/cancel in a session;
+// tasks/result waits for the task to end.
+func (x *exchange) Task(method, id string) methods.Outcome {
+	answer := func() methods.Outcome {
+		body, err := x.r.tasks.Answer(x.c.ctx, method, id, x.owner())
+		return methods.Outcome{Result: body, Err: err}
+	}
+	if method != mcp.MethodTasksResult {
+		return answer()
+	}
+	go func() { x.respond(answer(), true) }()
+	return methods.Outcome{Pending: true}
+}
+
+// Tasks lists the tasks of the session (tasks/list).
+func (x *exchange) Tasks() ([]*mcp.SessionTask, error) { return x.r.tasks.Wires(x.owner()) }

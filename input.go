@@ -3,7 +3,6 @@ package specter
 import (
 	"fmt"
 
-	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
 )
@@ -64,18 +63,4 @@ func inputKey(opts []InputOption) string {
 		f(&o)
 	}
 	return o.key
-}
-
-// binding is what a requestState of this request belongs to.
-func (x *exchange) binding() stateless.Binding {
-	return stateless.Bind(x.c.grant.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
-}
-
-// inputRequired is the input_required result of a run that asked.
-func (x *exchange) inputRequired(d *declaration) methods.Outcome {
-	res, err := x.c.req.stateless.InputRequired(x.r.sealer, x.binding())
-	if err != nil {
-		return methods.Failed(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
-	}
-	return methods.Answer(res)
 }

@@ -337,31 +337,6 @@ func (r *Router) Mount(g *echo.Group, middleware ...echo.MiddlewareFunc) {
 
 type echoKey struct{}
 
-// Shutdown stops accepting new sessions, waits for Async work to finish
-// (or ctx to end), then ends every session.
-func (r *Router) Shutdown(ctx context.Context) error {
-	r.closing.Store(true)
-	err := waitFor(ctx, &r.work)
-	r.cluster.Shutdown(EndShutdown)
-	r.stopSub()
-	r.t.Listeners.Stop()
-	r.tasks.Stop()
-	return err
-}
-
-// waitFor waits for wg, or for ctx to end first, whose error it returns
-// then. The work goes on either way.
-func waitFor(ctx context.Context, wg *sync.WaitGroup) error {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
 // Listeners returns the number of open subscriptions/listen streams.
 func (r *Router) Listeners() int { return r.t.Listeners.Len() }
 

@@ -2,7 +2,6 @@ package specter
 
 import (
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/session"
 )
 
 // Backplane sets what the nodes of a deployment share: sessions, stream
@@ -15,29 +14,6 @@ import (
 func Backplane(bp backplane.Backplane) RouterOption {
 	return routerOption(func(r *Router) { r.bp = bp })
 }
-
-// OnSessionStart runs when initialize creates a session, after connect,
-// before the client gets its session id: it may find or create the
-// application's data for the session (keyed by s.ID() or c.Principal())
-// with s.Set. An error refuses the initialize with an internal error.
-func OnSessionStart(f func(c *Context, s *Session) error) RouterOption {
-	return routerOption(func(r *Router) { r.onStart = f })
-}
-
-// OnTerminate runs once when a session ends, on the node that ends it,
-// with the reason (EndClient, EndTimeout, EndShutdown, EndError) and the
-// session's data as it was.
-func OnTerminate(f func(reason string, s *Session)) RouterOption {
-	return routerOption(func(r *Router) { r.onTerminate = f })
-}
-
-// Why a session ended, as OnTerminate is told.
-const (
-	EndClient   = session.EndClient   // the client sent DELETE
-	EndTimeout  = session.EndTimeout  // idle longer than the session timeout
-	EndShutdown = session.EndShutdown // the router shut down
-	EndError    = session.EndError    // the session could not go on (its shared state was lost)
-)
 
 // onMessage handles what other nodes (and this one) publish.
 func (r *Router) onMessage(m *backplane.Message) {
