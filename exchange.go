@@ -551,7 +551,7 @@ func (x *exchange) tasksDeclared() bool {
 	if !x.stateless() {
 		return x.c.req.task != nil && x.c.req.Version >= mcp.Version20251125
 	}
-	_, ok := x.c.req.ClientCapabilities.Extensions[TasksExtension]
+	_, ok := x.c.req.ClientCapabilities.Extensions[mcp.ExtensionTasks]
 	return ok
 }
 

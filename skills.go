@@ -7,13 +7,9 @@ import (
 	"reflect"
 
 	"github.com/specter-mcp/specter/internal/skills"
-	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 )
-
-// SkillsExtension is the identifier of the MCP skills extension (SEP-2640).
-const SkillsExtension = stateless.SkillsExtension
 
 // Skill declares a skill (the skills extension, SEP-2640): fsys is the
 // skill's directory, with a SKILL.md whose YAML frontmatter names and

@@ -7,9 +7,6 @@ import (
 	"github.com/specter-mcp/specter/internal/task"
 )
 
-// TasksExtension is the identifier of the MCP tasks extension (SEP-2663).
-const TasksExtension = task.Extension
-
 // TaskSupport says whether a tool may run as a task.
 type TaskSupport uint8
 

@@ -165,13 +165,13 @@ func TestDiscoverAdvertisesTasksOnlyWithATaskTool(t *testing.T) {
 		complete(t, call(t, c, "server/discover", nil), &d)
 		return d
 	}
-	if _, ok := discover().Capabilities.Extensions[specter.TasksExtension]; ok {
+	if _, ok := discover().Capabilities.Extensions[mcp.ExtensionTasks]; ok {
 		t.Fatal("a server without task tools advertises the tasks extension")
 	}
 	r.Tool("job", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 		return specter.NoReply(func(*specter.Stream) specter.Result { return specter.Reply("done") })
 	}, specter.Description("A job"), specter.Tasks(specter.TaskOptional))
-	if _, ok := discover().Capabilities.Extensions[specter.TasksExtension]; !ok {
+	if _, ok := discover().Capabilities.Extensions[mcp.ExtensionTasks]; !ok {
 		t.Fatal("a server with a task tool does not advertise the tasks extension")
 	}
 }

@@ -24,7 +24,7 @@ func statelessTaskClient(n *node) *mcptest.StatelessClient {
 	c := mcptest.NewStatelessClient(n.url)
 	c.HTTP = n.srv.Client()
 	c.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{},
-		Extensions: map[string]json.RawMessage{specter.TasksExtension: json.RawMessage(`{}`)}}
+		Extensions: map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}}
 	return c
 }
 

@@ -164,7 +164,7 @@ func TestSkillsStateless(t *testing.T) {
 
 	var d mcp.DiscoverResult
 	complete(t, call(t, c, "server/discover", nil), &d)
-	if got := string(d.Capabilities.Extensions[specter.SkillsExtension]); got != `{"directoryRead":true}` {
+	if got := string(d.Capabilities.Extensions[mcp.ExtensionSkills]); got != `{"directoryRead":true}` {
 		t.Errorf("skills extension declared as %q", got)
 	}
 	if d.Capabilities.Resources == nil {
@@ -396,7 +396,7 @@ func TestSkillsHiddenLookUnknown(t *testing.T) {
 			t.Errorf("listed %v", got)
 		}
 		var d mcp.DiscoverResult
-		if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[specter.SkillsExtension] == nil {
+		if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[mcp.ExtensionSkills] == nil {
 			t.Error("the extension is the server's, whatever one caller may see")
 		}
 		// The SKILL.md URI allows every file of the skill.
@@ -428,8 +428,8 @@ func TestSkillsUndeclaredWithoutSkills(t *testing.T) {
 	e := newEnv(t, r)
 	c := e.stateless()
 	var d mcp.DiscoverResult
-	if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[specter.SkillsExtension] != nil {
-		t.Errorf("a server without skills declares the extension: %s", d.Capabilities.Extensions[specter.SkillsExtension])
+	if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[mcp.ExtensionSkills] != nil {
+		t.Errorf("a server without skills declares the extension: %s", d.Capabilities.Extensions[mcp.ExtensionSkills])
 	}
 	for _, method := range []string{"skills/list", "skills/get", "resources/directory/read"} {
 		r := c.Request(method, map[string]any{"uri": "skill://x/SKILL.md"})

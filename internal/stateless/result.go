@@ -87,22 +87,16 @@ func Error(e *jsonrpc.Error) *jsonrpc.Error {
 	return &c
 }
 
-// Identifiers of the extensions a server may declare.
-const (
-	TasksExtension  = mcp.ExtensionTasks  // SEP-2663
-	SkillsExtension = mcp.ExtensionSkills // SEP-2640
-)
-
 // Extensions returns the extensions server/discover declares, nil for
 // none. Declaring one commits the server to its methods: a server with no
 // task tool or no skill has nothing to serve through them.
 func Extensions(tasks, skills bool) map[string]json.RawMessage {
 	m := map[string]json.RawMessage{}
 	if tasks {
-		m[TasksExtension] = json.RawMessage(`{}`)
+		m[mcp.ExtensionTasks] = json.RawMessage(`{}`)
 	}
 	if skills {
-		m[SkillsExtension] = json.RawMessage(`{"directoryRead":true}`)
+		m[mcp.ExtensionSkills] = json.RawMessage(`{"directoryRead":true}`)
 	}
 	if len(m) == 0 {
 		return nil

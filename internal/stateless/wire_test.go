@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 const meta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`
@@ -253,7 +254,7 @@ func TestExtensions(t *testing.T) {
 	if want := `{"io.modelcontextprotocol/skills":{"directoryRead":true},"io.modelcontextprotocol/tasks":{}}`; string(got) != want {
 		t.Errorf("both: %s; want %s", got, want)
 	}
-	if got := Extensions(false, true); len(got) != 1 || got[TasksExtension] != nil {
+	if got := Extensions(false, true); len(got) != 1 || got[mcp.ExtensionTasks] != nil {
 		t.Errorf("skills only: %v", got)
 	}
 }

@@ -14,10 +14,6 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// Extension is the identifier of the tasks extension of the 2026-07-28
-// wire (SEP-2663).
-const Extension = stateless.TasksExtension
-
 // Support levels of a tool, as execution.taskSupport spells them.
 const (
 	Optional = "optional"
@@ -33,8 +29,8 @@ const (
 func Refusal(tool, support string, stateless, asked bool) *jsonrpc.Error {
 	switch {
 	case stateless && support == Required && !asked:
-		return jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: the %s extension", Extension).
-			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{Extension: struct{}{}}}})
+		return jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: the %s extension", mcp.ExtensionTasks).
+			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: struct{}{}}}})
 	case !stateless && support == Required && !asked:
 		return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: tool %q runs only as a task; call it with a task member", tool)
 	case !stateless && support == "" && asked:
