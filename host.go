@@ -118,7 +118,7 @@ func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (
 }
 
 func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, err error) {
-	var he *HTTPError
+	var he *mcp.HTTPError
 	if !errors.As(err, &he) {
 		r.report(req.Context(), fmt.Errorf("connect: %w", err), nil)
 		refusal.Write(w, id, refusal.Internal)

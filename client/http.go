@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/sse"
 )
 
@@ -37,21 +38,6 @@ type HTTPTransport struct {
 
 // defaultRetry is the reconnection delay when the server gave none.
 const defaultRetry = time.Second
-
-// HTTPError is a response that carried no JSON-RPC message: its status
-// and the start of its body.
-type HTTPError struct {
-	Status int
-	Header http.Header
-	Body   string
-}
-
-func (e *HTTPError) Error() string {
-	if e.Body == "" {
-		return fmt.Sprintf("mcp client: HTTP %d", e.Status)
-	}
-	return fmt.Sprintf("mcp client: HTTP %d: %s", e.Status, e.Body)
-}
 
 func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if t.URL == "" {
@@ -163,12 +149,12 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 		}
 		var m jsonrpc.Message
 		if err := json.Unmarshal(data, &m); err != nil || (m.Result == nil && m.Error == nil) {
-			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+			return nil, &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
 		}
 		return &m, nil
 	}
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-	return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+	return nil, &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
 }
 
 // maxMessage bounds one JSON answer.
@@ -234,7 +220,7 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 		}
 		res, err := c.get(ctx, last)
 		if err != nil {
-			var he *HTTPError
+			var he *mcp.HTTPError
 			if errors.As(err, &he) {
 				return nil, err // the server will not resume this stream
 			}
@@ -315,7 +301,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 	if res.StatusCode != http.StatusOK || mt != "text/event-stream" {
 		data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 		res.Body.Close()
-		return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+		return nil, &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
 	}
 	return res, nil
 }
@@ -336,7 +322,7 @@ func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 	defer res.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 	if res.StatusCode/100 != 2 {
-		return &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+		return &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
 	}
 	return nil
 }
@@ -355,7 +341,7 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 			open = nil
 		}
 		if err != nil {
-			var he *HTTPError
+			var he *mcp.HTTPError
 			if errors.As(err, &he) {
 				if he.Status == http.StatusMethodNotAllowed {
 					return nil
@@ -397,7 +383,7 @@ func (c *httpConn) close(ctx context.Context) error {
 	}
 	res.Body.Close()
 	if res.StatusCode/100 != 2 && res.StatusCode != http.StatusMethodNotAllowed && res.StatusCode != http.StatusNotFound {
-		return &HTTPError{Status: res.StatusCode, Header: res.Header}
+		return &mcp.HTTPError{Status: res.StatusCode, Header: res.Header}
 	}
 	return nil
 }

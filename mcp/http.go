@@ -1,0 +1,29 @@
+package mcp
+
+import (
+	"fmt"
+	"net/http"
+)
+
+// HTTPError is an MCP request that ended with an HTTP status and no
+// JSON-RPC answer, seen from either end. A server's connect step returns
+// one to refuse a caller (see specter.Unauthorized and specter.Forbidden);
+// a client gets one for a response that carried no JSON-RPC message.
+type HTTPError struct {
+	Status int
+	// Message is the server's reason; on a client, the start of the
+	// response body.
+	Message string
+	// Scope, when a server sets it, is named in the WWW-Authenticate
+	// challenge as the scope the client should ask for.
+	Scope string
+	// Header is the response's header, on a client.
+	Header http.Header
+}
+
+func (e *HTTPError) Error() string {
+	if e.Message == "" {
+		return fmt.Sprintf("HTTP %d", e.Status)
+	}
+	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message)
+}
