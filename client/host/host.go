@@ -2,8 +2,8 @@
 // Host connects to each server with package client, names their tools,
 // prompts and resources "server.name", caches the lists for a TTL and
 // refreshes them when a server says a list changed, and routes each call
-// to its server. Mount re-exports everything through a Specter router:
-// an MCP gateway in a few lines.
+// to its server. Package gateway re-exports everything through a Specter
+// router: an MCP gateway in a few lines.
 package host
 
 import (
@@ -57,7 +57,7 @@ type Host struct {
 
 	mu       sync.Mutex
 	closed   bool
-	watchers []func(server, notification string) // Mount's
+	watchers []func(ctx context.Context, server, notification string) // Watch's
 }
 
 type member struct {
@@ -143,17 +143,35 @@ func (h *Host) add(ctx context.Context, s Server) error {
 	return nil
 }
 
-// changed tells OnChange and the gateways that a server's list changed.
+// changed tells OnChange and the watchers that a server's list changed.
 func (h *Host) changed(server, notification string) {
 	if h.opts.OnChange != nil {
 		h.opts.OnChange(server, notification)
 	}
 	h.mu.Lock()
-	watchers := slices.Clone(h.watchers)
-	h.mu.Unlock()
-	for _, w := range watchers {
-		w(server, notification)
+	defer h.mu.Unlock()
+	if h.closed {
+		return
 	}
+	for _, w := range h.watchers {
+		// Notifications arrive on a client's reading goroutine, which a
+		// list request needs: w runs elsewhere.
+		h.wg.Add(1)
+		go func() {
+			defer h.wg.Done()
+			w(h.ctx, server, notification)
+		}()
+	}
+}
+
+// Watch has f told, on a goroutine of its own, which server's list of
+// which kind changed (mcp.NotificationToolsChanged, …), after the cache
+// was dropped. Unlike Options.OnChange, f may ask the servers (list them
+// again, say); its ctx ends at Close, which waits for it.
+func (h *Host) Watch(f func(ctx context.Context, server, notification string)) {
+	h.mu.Lock()
+	h.watchers = append(h.watchers, f)
+	h.mu.Unlock()
 }
 
 // Close ends the listen streams and closes every client.
@@ -223,37 +241,25 @@ func (h *Host) Tools(ctx context.Context) ([]mcp.Tool, error) {
 
 // ServerTools lists one server's tools, named "server.tool".
 func (h *Host) ServerTools(ctx context.Context, server string) ([]mcp.Tool, error) {
-	m, err := h.member(server)
-	if err != nil {
-		return nil, err
-	}
-	tools, err := list(ctx, h, m, mcp.MethodToolsList, m.c.Tools)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]mcp.Tool, len(tools))
-	for i, t := range tools {
-		t.Name = server + Separator + t.Name
-		out[i] = t
-	}
-	return out, nil
+	return named(ctx, h, server, mcp.MethodToolsList, (*client.Client).Tools, func(t *mcp.Tool) *string { return &t.Name })
 }
 
 // Prompts lists every server's prompts, named "server.prompt".
 func (h *Host) Prompts(ctx context.Context) ([]mcp.Prompt, error) {
 	var out []mcp.Prompt
 	for _, name := range h.names {
-		m := h.members[name]
-		prompts, err := list(ctx, h, m, mcp.MethodPromptsList, m.c.Prompts)
+		prompts, err := h.ServerPrompts(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		for _, p := range prompts {
-			p.Name = name + Separator + p.Name
-			out = append(out, p)
-		}
+		out = append(out, prompts...)
 	}
 	return out, nil
+}
+
+// ServerPrompts lists one server's prompts, named "server.prompt".
+func (h *Host) ServerPrompts(ctx context.Context, server string) ([]mcp.Prompt, error) {
+	return named(ctx, h, server, mcp.MethodPromptsList, (*client.Client).Prompts, func(p *mcp.Prompt) *string { return &p.Name })
 }
 
 // Resources lists every server's resources, their names prefixed with
@@ -261,15 +267,37 @@ func (h *Host) Prompts(ctx context.Context) ([]mcp.Prompt, error) {
 func (h *Host) Resources(ctx context.Context) ([]mcp.Resource, error) {
 	var out []mcp.Resource
 	for _, name := range h.names {
-		m := h.members[name]
-		resources, err := list(ctx, h, m, mcp.MethodResourcesList, m.c.Resources)
+		resources, err := h.ServerResources(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		for _, r := range resources {
-			r.Name = name + Separator + r.Name
-			out = append(out, r)
-		}
+		out = append(out, resources...)
+	}
+	return out, nil
+}
+
+// ServerResources lists one server's resources, their names prefixed
+// with "server."; URIs stay as the server gave them.
+func (h *Host) ServerResources(ctx context.Context, server string) ([]mcp.Resource, error) {
+	return named(ctx, h, server, mcp.MethodResourcesList, (*client.Client).Resources, func(r *mcp.Resource) *string { return &r.Name })
+}
+
+// named lists one server's items of one kind, each name prefixed with
+// "server.".
+func named[T any](ctx context.Context, h *Host, server, method string, fetch func(*client.Client, context.Context) iter.Seq2[T, error], name func(*T) *string) ([]T, error) {
+	m, err := h.member(server)
+	if err != nil {
+		return nil, err
+	}
+	items, err := list(ctx, h, m, method, func(ctx context.Context) iter.Seq2[T, error] { return fetch(m.c, ctx) })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, len(items))
+	for i, it := range items {
+		n := name(&it)
+		*n = server + Separator + *n
+		out[i] = it
 	}
 	return out, nil
 }

@@ -1,4 +1,8 @@
-package host
+// Package gateway re-exports the servers of a client/host.Host through a
+// Specter router: an MCP gateway that follows the servers' changes. It is
+// the one place where the client half and the server half of Specter
+// meet, so that a program using only the client imports no server.
+package gateway
 
 import (
 	"context"
@@ -8,6 +12,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
+	"github.com/specter-mcp/specter/client/host"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 )
@@ -15,41 +20,26 @@ import (
 // Mount re-exports the servers' tools, prompts and resources through a
 // Specter router, tools and prompts under their "server.name" names and
 // resources at their own URIs: requests are forwarded to the servers and
-// their results passed back as they are, with the progress of tool calls. When a server's list
-// changes, its declarations on r are replaced, and r tells its own
-// clients. Items r refuses to declare (a tool without a usable input
-// schema, say) are skipped, and reported in the returned error; the rest
-// are mounted.
-func (h *Host) Mount(ctx context.Context, r *specter.Router) error {
+// their results passed back as they are, with the progress of tool calls.
+// When a server's list changes, its declarations on r are replaced, and r
+// tells its own clients. Items r refuses to declare (a tool without a
+// usable input schema, say) are skipped, and reported in the returned
+// error; the rest are mounted.
+func Mount(ctx context.Context, h *host.Host, r *specter.Router) error {
 	g := &gateway{h: h, r: r, declared: map[string][]declared{}}
 	var errs []error
-	for _, name := range h.names {
+	for _, name := range h.Servers() {
 		for _, kind := range []string{mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged} {
 			errs = append(errs, g.sync(ctx, name, kind))
 		}
 	}
-	h.mu.Lock()
-	h.watchers = append(h.watchers, func(server, notification string) {
-		// Notifications arrive on a client's reading goroutine, which the
-		// list request needs: sync elsewhere.
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if h.closed {
-			return
-		}
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
-			_ = g.sync(h.ctx, server, notification)
-		}()
-	})
-	h.mu.Unlock()
+	h.Watch(func(ctx context.Context, server, notification string) { _ = g.sync(ctx, server, notification) })
 	return errors.Join(errs...)
 }
 
 // gateway is one Mount: what it declared on its router, per server.
 type gateway struct {
-	h *Host
+	h *host.Host
 	r *specter.Router
 
 	mu       sync.Mutex // one sync at a time
@@ -77,25 +67,23 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 			decls = append(decls, func() error { return g.tool(t) })
 		}
 	case mcp.NotificationPromptsChanged:
-		m := g.h.members[server]
-		prompts, err := list(ctx, g.h, m, mcp.MethodPromptsList, m.c.Prompts)
+		prompts, err := g.h.ServerPrompts(ctx, server)
 		if err != nil {
 			return err
 		}
 		for _, p := range prompts {
-			p.Name = server + Separator + p.Name
 			names = append(names, p.Name)
 			decls = append(decls, func() error { return g.prompt(p) })
 		}
 	case mcp.NotificationResourcesChanged:
-		m := g.h.members[server]
-		resources, err := list(ctx, g.h, m, mcp.MethodResourcesList, m.c.Resources)
+		resources, err := g.h.ServerResources(ctx, server)
 		if err != nil {
 			return err
 		}
+		c := g.h.Client(server)
 		for _, r := range resources {
 			names = append(names, r.URI)
-			decls = append(decls, func() error { return g.resource(m, r) })
+			decls = append(decls, func() error { return g.resource(c, r) })
 		}
 	default:
 		return nil
@@ -134,7 +122,7 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 func declare(kind, name string, f func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("host: gateway: %s %s: %v", kind, name, v)
+			err = fmt.Errorf("gateway: %s %s: %v", kind, name, v)
 		}
 	}()
 	f()
@@ -195,16 +183,17 @@ func (g *gateway) prompt(p mcp.Prompt) error {
 	})
 }
 
-// resource re-exports a resource of m at its URI. A URI another server
-// already declared on the router is refused, and reported.
-func (g *gateway) resource(m *member, r mcp.Resource) error {
-	opts := []specter.Option{specter.Name(m.name + Separator + r.Name), specter.Description(orDefault(r.Description, "Resource "+r.URI))}
+// resource re-exports a resource of the server c speaks to at its URI
+// (r's name is already "server.name"). A URI another server already
+// declared on the router is refused, and reported.
+func (g *gateway) resource(c *client.Client, r mcp.Resource) error {
+	opts := []specter.Option{specter.Name(r.Name), specter.Description(orDefault(r.Description, "Resource "+r.URI))}
 	if r.MIMEType != "" {
 		opts = append(opts, specter.MIMEType(r.MIMEType))
 	}
 	return declare("resource", r.URI, func() {
-		g.r.Resource(r.URI, func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-			res, err := m.c.ReadResource(c, r.URI)
+		g.r.Resource(r.URI, func(_ specter.Params, _ *specter.Request, ctx *specter.Context) specter.Result {
+			res, err := c.ReadResource(ctx, r.URI)
 			if err != nil {
 				return specter.Error(err)
 			}

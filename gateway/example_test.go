@@ -1,4 +1,4 @@
-package host_test
+package gateway_test
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/client/host"
+	"github.com/specter-mcp/specter/gateway"
 	"github.com/specter-mcp/specter/mcp"
 )
 
 // A Host over two servers, re-exported by a gateway router: its clients
 // see "notes.add" and "search.find" as tools of one server.
-func ExampleHost_Mount() {
+func ExampleMount() {
 	ctx := context.Background()
 	serve := func(name, tool string) *specter.Router {
 		r := specter.NewRouter(name, "1.0.0", specter.Logger(zerolog.Nop()))
@@ -36,15 +37,15 @@ func ExampleHost_Mount() {
 	}
 	defer h.Close(ctx)
 
-	gateway := specter.NewRouter("gateway", "1.0.0", specter.Logger(zerolog.Nop()))
-	defer gateway.Shutdown(ctx)
-	if err := h.Mount(ctx, gateway); err != nil {
+	gw := specter.NewRouter("gateway", "1.0.0", specter.Logger(zerolog.Nop()))
+	defer gw.Shutdown(ctx)
+	if err := gateway.Mount(ctx, h, gw); err != nil {
 		fmt.Println(err)
 		return
 	}
-	// Serve gateway.Handler() (or gateway.Mount on an Echo group); here a
-	// client in process.
-	c, err := client.Connect(ctx, client.InMemory(gateway.Handler()), nil)
+	// Serve gw.Handler() (or gw.Mount on an Echo group); here a client in
+	// process.
+	c, err := client.Connect(ctx, client.InMemory(gw.Handler()), nil)
 	if err != nil {
 		fmt.Println(err)
 		return
