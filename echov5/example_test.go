@@ -10,6 +10,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/echov5"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
 )
 
@@ -37,6 +38,6 @@ func ExampleMount() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(res.Content[0].Text)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: acme
 }

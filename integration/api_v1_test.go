@@ -109,7 +109,7 @@ func TestElicitValidatesTheAnswerOnTheStatelessWire(t *testing.T) {
 			"inputResponses": map[string]any{"elicitation-1": elicitAccept(map[string]any{"deploy": "yes"})}}
 		var res mcptest.ToolResult
 		complete(t, callTool(t, c, tool, nil, retry), &res)
-		if !res.IsError || !strings.Contains(res.Content[0].Text, "deploy") {
+		if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "deploy") {
 			t.Fatalf("%s accepted deploy=\"yes\": %+v", tool, res)
 		}
 	}

@@ -268,7 +268,7 @@ func TestAuthRequestStateIsBoundToThePrincipal(t *testing.T) {
 		t.Fatalf("the tool completed %d times with a stolen requestState", n)
 	}
 	done, resp, err := alice.CallTool(ctx(t), "delete_study", nil, retry)
-	if err != nil || len(done.Content) != 1 || done.Content[0].Text != "alice answered accept" {
+	if err != nil || len(done.Content) != 1 || done.Content[0].(*mcp.TextContent).Text != "alice answered accept" {
 		t.Errorf("alice's own retry: %+v %v", resp, err)
 	}
 }

@@ -302,7 +302,7 @@ func TestAuthMissingScopeIs403StepUpInBothEras(t *testing.T) {
 
 			// With the scope, the same calls succeed.
 			var res mcptest.ToolResult
-			if resp := writer("tools/call", map[string]any{"name": "write_tool"}); resp.Decode(&res) != nil || len(res.Content) != 1 || res.Content[0].Text != "write tool used by writer" {
+			if resp := writer("tools/call", map[string]any{"name": "write_tool"}); resp.Decode(&res) != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "write tool used by writer" {
 				t.Errorf("writer calls write_tool: HTTP %d %s %+v", resp.Status, resp.Result, resp.Error)
 			}
 			if resp := reader("resources/read", map[string]any{"uri": "app://read/7"}); resp.Error != nil || resp.Status != http.StatusOK {

@@ -215,10 +215,10 @@ func toolText(t testing.TB, resp *mcptest.Response) string {
 	t.Helper()
 	var res mcptest.ToolResult
 	complete(t, resp, &res)
-	if len(res.Content) != 1 || res.Content[0].Type != "text" {
+	if len(res.Content) != 1 || res.Content[0].ContentType() != "text" {
 		t.Fatalf("content %+v, want one text item", res.Content)
 	}
-	return res.Content[0].Text
+	return res.Content[0].(*mcp.TextContent).Text
 }
 
 // wantError checks an error answer: its HTTP status, its JSON-RPC code,

@@ -351,14 +351,9 @@ func TestStatelessInputRequiredPromptAndResource(t *testing.T) {
 		schema != canonical(`{"type":"object","properties":{"context":{"type":"string"}},"required":["context"]}`) || len(r1.InputRequests) != 1 {
 		t.Errorf("prompt asks %v: %q %s", keys(r1), msg, schema)
 	}
-	var got struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content mcptest.Content `json:"content"`
-		} `json:"messages"`
-	}
+	var got mcp.GetPromptResult
 	complete(t, call(t, c, "prompts/get", map[string]any{"name": prompt, "inputResponses": map[string]any{"user_context": elicitAccept(map[string]any{"context": "a Go review"})}, "requestState": r1.RequestState}), &got)
-	if len(got.Messages) != 1 || got.Messages[0].Role != "user" || got.Messages[0].Content.Text != "Use this context: a Go review" {
+	if len(got.Messages) != 1 || got.Messages[0].Role != "user" || got.Messages[0].Content.(*mcp.TextContent).Text != "Use this context: a Go review" {
 		t.Errorf("prompt messages %s", mustJSON(got.Messages))
 	}
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
 )
 
@@ -97,7 +98,7 @@ func TestMirroredHeaderCannotBeOutvotedByACaseVariant(t *testing.T) {
 		t.Fatalf("the handler ran with region %q", got)
 	default:
 	}
-	if !res.IsError || !strings.Contains(res.Content[0].Text, `"REGION"`) {
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"REGION"`) {
 		t.Fatalf("the model reads %+v", res)
 	}
 }

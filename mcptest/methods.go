@@ -27,37 +27,37 @@ var (
 	_ Caller = (*StatelessClient)(nil)
 )
 
-// Content is one content item of a result, decoded loosely.
-type Content struct {
-	Type     string                `json:"type"`
-	Text     string                `json:"text,omitempty"`
-	Data     string                `json:"data,omitempty"`
-	MIMEType string                `json:"mimeType,omitempty"`
-	URI      string                `json:"uri,omitempty"`
-	Resource *mcp.ResourceContents `json:"resource,omitempty"`
-}
-
-// ToolResult is a tools/call result as a client decodes it. Its
-// StatelessResult fields are set only on the 2026-07-28 wire; an
-// input_required result has no content, and is retried with Retry.
+// ToolResult is a tools/call result as a client decodes it: the
+// mcp.CallToolResult, and on the 2026-07-28 wire what every result shares
+// and what an input_required result adds (it has no content, and is
+// retried with Retry).
 type ToolResult struct {
-	Content           []Content       `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
+	mcp.CallToolResult
 	StatelessResult
 }
 
-// PromptMessage is one message of a prompts/get result.
-type PromptMessage struct {
-	Role    mcp.Role `json:"role"`
-	Content Content  `json:"content"`
+// UnmarshalJSON decodes both halves of a result.
+func (r *ToolResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &r.CallToolResult); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &r.StatelessResult)
 }
 
-// PromptResult is a prompts/get result as a client decodes it.
+// PromptResult is a prompts/get result as a client decodes it: the
+// mcp.GetPromptResult, and the StatelessResult fields of the 2026-07-28
+// wire.
 type PromptResult struct {
-	Description string          `json:"description,omitempty"`
-	Messages    []PromptMessage `json:"messages"`
+	mcp.GetPromptResult
 	StatelessResult
+}
+
+// UnmarshalJSON decodes both halves of a result.
+func (r *PromptResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &r.GetPromptResult); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &r.StatelessResult)
 }
 
 // CallOption adds to the params of the tools/call that CallTool sends.

@@ -72,7 +72,7 @@ func TestCallerErasAgree(t *testing.T) {
 			t.Fatalf("%s: tools/list %v %v", era, tools, err)
 		}
 		res, _, err := cl.CallTool(ctx, "echo", map[string]any{"text": "hi"})
-		if err != nil || len(res.Content) != 1 || res.Content[0].Text != "hi" {
+		if err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hi" {
 			t.Fatalf("%s: tools/call %+v %v", era, res, err)
 		}
 		if _, _, err := cl.CallTool(ctx, "nope", nil); !errors.As(err, new(*jsonrpc.Error)) {
@@ -83,7 +83,7 @@ func TestCallerErasAgree(t *testing.T) {
 			t.Fatalf("%s: prompts/list %v %v", era, prompts, err)
 		}
 		prompt, _, err := cl.GetPrompt(ctx, "ask", map[string]string{"topic": "owls"})
-		if err != nil || len(prompt.Messages) != 1 || prompt.Messages[0].Content.Text != "Tell me about owls" {
+		if err != nil || len(prompt.Messages) != 1 || prompt.Messages[0].Content.(*mcp.TextContent).Text != "Tell me about owls" {
 			t.Fatalf("%s: prompts/get %+v %v", era, prompt, err)
 		}
 		resources, err := cl.ListResources(ctx)
@@ -113,7 +113,7 @@ func TestCallToolProgressToken(t *testing.T) {
 	srv, c := NewServer(t, catalogRouter(t).Handler(), "/mcp")
 	for era, cl := range eras(t, srv, c) {
 		res, resp, err := cl.CallTool(context.Background(), "count", nil, ProgressToken("p-1"))
-		if err != nil || res.Content[0].Text != "counted" {
+		if err != nil || res.Content[0].(*mcp.TextContent).Text != "counted" {
 			t.Fatalf("%s: %+v %v", era, res, err)
 		}
 		if len(resp.Notifications) != 3 {
@@ -167,7 +167,7 @@ func TestNewServerServesAnEchoApp(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		res, resp, err := cl.CallTool(ctx, "echo", map[string]any{"text": era})
 		cancel()
-		if err != nil || res.Content[0].Text != era || resp.Header.Get("X-App") != "yes" {
+		if err != nil || res.Content[0].(*mcp.TextContent).Text != era || resp.Header.Get("X-App") != "yes" {
 			t.Errorf("%s: %+v, X-App %q, %v", era, res, resp.Header.Get("X-App"), err)
 		}
 	}

@@ -306,7 +306,9 @@ func (c *StatelessClient) decode(method string, data []byte) (*jsonrpc.Message, 
 }
 
 // StatelessResult holds what every 2026-07-28 result shares, and the fields of
-// an input_required result. Decode a Response's Result into it.
+// an input_required result, as sent: _meta and each question's params stay
+// raw JSON for tests to compare (mcp.ResultBase and mcp.InputRequiredResult
+// decode them into Go values). Decode a Response's Result into it.
 type StatelessResult struct {
 	ResultType string                     `json:"resultType"`
 	TTLMs      *int64                     `json:"ttlMs"`

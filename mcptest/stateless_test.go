@@ -284,12 +284,12 @@ func TestStatelessClientAgainstARouter(t *testing.T) {
 	}
 	done, resp, err := c.CallTool(ctx, "greet", nil, Retry(round1.RequestState,
 		map[string]any{"who": map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}}))
-	if err != nil || len(done.Content) != 1 || done.Content[0].Text != "Hello, Ada" {
+	if err != nil || len(done.Content) != 1 || done.Content[0].(*mcp.TextContent).Text != "Hello, Ada" {
 		t.Fatalf("round 2: %+v %v", resp, err)
 	}
 
 	resp, err = c.Call(ctx, "tools/call", map[string]any{"name": "count", "_meta": map[string]any{"progressToken": 5}})
-	if err != nil || !resp.Streamed || len(resp.Notifications) != 3 || resp.Decode(&done) != nil || done.Content[0].Text != "counted" {
+	if err != nil || !resp.Streamed || len(resp.Notifications) != 3 || resp.Decode(&done) != nil || done.Content[0].(*mcp.TextContent).Text != "counted" {
 		t.Fatalf("streamed call: %+v %v", resp, err)
 	}
 
