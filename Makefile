@@ -23,7 +23,19 @@ FUZZ := \
 # How long each fuzz target runs.
 FUZZTIME ?= 10s
 
-.PHONY: test bench fuzz compare compare-test
+# staticcheck, pinned: go run fetches it from the module proxy, so nothing
+# is installed by hand.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+.PHONY: check test bench fuzz compare compare-test
+
+# The quick checks: vet, staticcheck and the tests in -short mode, without
+# the race detector. .ci/run runs them before make test, so that a lint
+# finding fails CI before the long run.
+check:
+	go vet ./...
+	go run $(STATICCHECK) ./...
+	go test -short -count=1 ./...
 
 test: $(HARNESS)/node_modules/.package-lock.json
 	go vet ./...

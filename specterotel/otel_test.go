@@ -121,7 +121,7 @@ func names(exp *tracetest.InMemoryExporter) []string {
 func attrs(s tracetest.SpanStub) map[attribute.Key]string {
 	m := map[attribute.Key]string{}
 	for _, kv := range s.Attributes {
-		m[kv.Key] = kv.Value.Emit()
+		m[kv.Key] = kv.Value.String()
 	}
 	return m
 }

@@ -107,6 +107,7 @@ func Compile(s *Spec) (*Compiled, error) {
 
 func (c *Compiled) tool(s *Spec) error {
 	if !toolName.MatchString(s.Name) {
+		//lint:ignore ST1005 the final dot is one of the characters the message lists
 		return fmt.Errorf("tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
 	}
 	for _, f := range c.Schema.Fields() {
@@ -163,6 +164,7 @@ func (c *Compiled) resource(s *Spec) error {
 	}
 	if !pat.IsTemplate() {
 		if s.Listed {
+			//lint:ignore ST1005 the message starts with the name of the option it is about (specter.List)
 			return fmt.Errorf("List applies to resource templates, not to a fixed URI")
 		}
 		c.Resource = &mcp.Resource{URI: pat.Template(), Name: name, Title: s.Title, Description: s.Description,
