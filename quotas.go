@@ -2,7 +2,7 @@ package specter
 
 import "github.com/specter-mcp/specter/internal/access"
 
-// Per-principal caps keep one caller from taking what every caller
+// Per-principal quotas keep one caller from taking what every caller
 // shares: MaxSessions, connections, memory. A caller is its principal
 // (see Context.SetPrincipal, or the authentication middleware's caller);
 // an anonymous caller is its client IP address, an IPv6 address counting

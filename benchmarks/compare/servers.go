@@ -126,7 +126,7 @@ func buildBareEcho(string) (http.Handler, func(), error) {
 }
 
 // buildSpecter mounts a router with the greet tool on an Echo app, as a
-// user would. One client opens every session here, so the per-caller caps
+// user would. One client opens every session here, so the per-caller quotas
 // are off; the rest are defaults.
 func buildSpecter(redisURL string) (http.Handler, func(), error) {
 	opts := []specter.RouterOption{

@@ -1,6 +1,6 @@
 // Package transport is the Streamable HTTP transport of both MCP eras:
 // reading and checking POST bodies, sessions' POST/GET/DELETE, 2026-07-28
-// requests and subscriptions/listen streams, per-caller caps and batch
+// requests and subscriptions/listen streams, per-caller quotas and batch
 // budgets. It knows nothing of the root package: what a connect step
 // yields (C) and what is done with a request are the Host's.
 package transport
@@ -40,7 +40,7 @@ type Host[C any] interface {
 	Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (C, bool)
 	// Principal is who the caller is; "" for an anonymous one.
 	Principal(c C) string
-	// Holder names who the caller counts against under the caps (see
+	// Holder names who the caller counts against under the quotas (see
 	// CallerKey).
 	Holder(c C) string
 	// Grant is what the caller may see, stored with sessions and
