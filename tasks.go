@@ -72,7 +72,8 @@ func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
 	base, sess := context.WithoutCancel(x.c.ctx), x.sess
 	var notify func([]byte)
 	if sess != nil {
-		base, notify = sess.Context(), sess.Notify
+		// A session's task ends with the session, not with its request.
+		base, notify = (*sessionParent)(x.c), sess.Notify
 	}
 	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
 		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
