@@ -58,6 +58,8 @@ type inflight struct {
 // statelessly on the 2026-07-28 wire.
 func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *stateless.Call) {
 	req := newRequest(m, sess, call)
+	in := &inflight{}
+	in.c = Context{r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
 	var (
 		ctx    context.Context
 		cancel context.CancelFunc
@@ -65,15 +67,14 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 	if sess != nil {
 		// A dropped connection is no cancellation in a session: the
 		// client may resume the stream.
-		ctx, cancel = context.WithCancel(sess.Context())
+		ctx, cancel = context.WithCancel((*sessionParent)(&in.c))
 	} else {
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
 	ctx, end := probe.Start(r.cfg.probe, ctx, observe.Op{Method: m.Method, Name: req.Name, ID: m.ID, Version: req.Version,
 		Stateless: call != nil, SessionID: req.SessionID, Header: conn.http.Header, Meta: req.Meta})
-	in := &inflight{}
-	in.c = Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
+	in.c.ctx = ctx
 	in.s = Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
 	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now(), end: end}
 	x := &in.x
@@ -570,7 +571,8 @@ func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
 	base, sess := context.WithoutCancel(x.c.ctx), x.sess
 	var notify func([]byte)
 	if sess != nil {
-		base, notify = sess.Context(), sess.Notify
+		// A session's task ends with the session, not with its request.
+		base, notify = (*sessionParent)(x.c), sess.Notify
 	}
 	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
 		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {

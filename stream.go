@@ -41,7 +41,8 @@ func (s *Stream) Done() <-chan struct{} { return s.ctx.Done() }
 // Err implements context.Context.
 func (s *Stream) Err() error { return s.ctx.Err() }
 
-// Value implements context.Context.
+// Value implements context.Context: as Context.Value, the values of the
+// HTTP request that carried the MCP request.
 func (s *Stream) Value(key any) any { return s.ctx.Value(key) }
 
 func (s *Stream) asker() *Stream { return s }
