@@ -62,7 +62,8 @@ type Router struct {
 	warned once.Keys // connect named these undeclared items; warned once
 	mw     []Middleware
 
-	caps transport.Caps // what each caller holds here (caps.go)
+	caps transport.Caps             // what each caller holds here (caps.go)
+	ext  map[string]json.RawMessage // extensions declared with Extension (extensions.go)
 }
 
 type config struct {

@@ -1,0 +1,502 @@
+package specter
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"maps"
+	"net"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// UIExtension is the identifier of the MCP Apps extension (SEP-1865):
+// server/discover and initialize declare it once a UI resource is
+// declared.
+const UIExtension = mcp.ExtensionUI
+
+// UIPage is the HTML of a UI resource (Router.UI): a fixed page (HTML,
+// HTMLFile), read once, or a template rendered for each caller
+// (HTMLTemplate).
+type UIPage struct {
+	html string
+	fsys fs.FS // with name: a file read at registration
+	name string
+	tmpl *template.Template
+	data func(*Context) (any, error)
+}
+
+// HTML is a UI page given as a string: a whole HTML5 document.
+func HTML(html string) UIPage { return UIPage{html: html} }
+
+// HTMLFile is a UI page read from a file of fsys (an embed.FS, say) once,
+// when the resource is declared.
+func HTMLFile(fsys fs.FS, name string) UIPage { return UIPage{fsys: fsys, name: name} }
+
+// HTMLTemplate is a UI page rendered for each read, with the data that
+// data returns for the caller (data may be nil). Its output is escaped
+// the way html/template escapes.
+func HTMLTemplate(t *template.Template, data func(c *Context) (any, error)) UIPage {
+	return UIPage{tmpl: t, data: data}
+}
+
+// load reads a fixed page, once, and checks that it is an HTML5 document.
+func (p *UIPage) load() error {
+	switch {
+	case p.tmpl != nil:
+		return nil
+	case p.fsys != nil:
+		b, err := fs.ReadFile(p.fsys, p.name)
+		if err != nil {
+			return fmt.Errorf("UI page: %w", err)
+		}
+		p.html = string(b)
+	case p.name == "" && p.html == "" && p.data == nil:
+		return errors.New("the UI page is empty: give HTML, HTMLFile or HTMLTemplate")
+	}
+	if !utf8.ValidString(p.html) {
+		return errors.New("the UI page is not UTF-8")
+	}
+	head := strings.ToLower(strings.TrimLeft(strings.TrimPrefix(p.html, "\uFEFF"), " \t\r\n"))
+	if !strings.HasPrefix(head, "<!doctype html") {
+		return errors.New("the UI page must be an HTML5 document, beginning with <!DOCTYPE html>")
+	}
+	return nil
+}
+
+// render returns the page for the caller.
+func (p *UIPage) render(c *Context) (string, error) {
+	if p.tmpl == nil {
+		return p.html, nil
+	}
+	var data any
+	if p.data != nil {
+		var err error
+		if data, err = p.data(c); err != nil {
+			return "", err
+		}
+	}
+	var b bytes.Buffer
+	if err := p.tmpl.Execute(&b, data); err != nil {
+		return "", fmt.Errorf("render UI page: %w", err)
+	}
+	return b.String(), nil
+}
+
+// UI declares a UI resource of the MCP Apps extension: an HTML page at a
+// ui:// URI, with the MIME type text/html;profile=mcp-app, that hosts
+// render in a sandboxed iframe for the tools linked to it (UIResource).
+// CSP, Permissions, Domain and PrefersBorder set its _meta.ui, on its
+// resources/list entry and on the content of every read; Description,
+// Title, Name, Icons, Meta, Cache, Scopes and Policy apply as to any
+// resource, and connect allows and hides it by its URI.
+//
+// The URI must be a fixed ui:// URI and the page an HTML5 document. The
+// view in the page talks to its host over postMessage: package appview
+// has a small script that does it. A mistake panics with a
+// *DeclarationError naming the resource.
+func (r *Router) UI(uri string, page UIPage, opts ...Option) {
+	wrap := func(err error) *DeclarationError { return &DeclarationError{Kind: "resource", Name: uri, Err: err} }
+	if !strings.HasPrefix(uri, mcp.UIScheme) {
+		panic(wrap(fmt.Errorf("a UI resource's URI begins with %s", mcp.UIScheme)))
+	}
+	if err := page.load(); err != nil {
+		panic(wrap(err))
+	}
+	opts = append([]Option{MIMEType(mcp.MIMETypeApp)}, opts...)
+	r.declare(kindResource, uri, nil, nil, func(d *declaration) Call {
+		var meta mcp.Meta
+		if d.ui != nil && d.ui.resourceSet {
+			meta = mcp.Meta{mcp.MetaUI: d.ui.resource}
+		}
+		return func(req *Request, c *Context) Result {
+			html, err := page.render(c)
+			if err != nil {
+				return Error(err)
+			}
+			// The content carries _meta.ui too: hosts read it there first.
+			return Reply(mcp.ResourceContents{URI: req.Name, MIMEType: mcp.MIMETypeApp, Text: &html, Meta: meta})
+		}
+	}, opts)
+}
+
+// uiSpec is what the MCP Apps options set on a declaration.
+type uiSpec struct {
+	resource    mcp.UIResourceMeta
+	resourceSet bool // a resource option was given
+	tool        mcp.UIToolMeta
+	toolSet     bool // UIResource or Visibility was given
+}
+
+func uiOption(f func(*uiSpec)) DeclOption {
+	return declOption(func(d *declaration) {
+		if d.ui == nil {
+			d.ui = &uiSpec{}
+		}
+		f(d.ui)
+	})
+}
+
+// UIResource links a tool to the UI resource at uri (declared with
+// Router.UI): hosts that render MCP Apps show it with the tool's results.
+// The tool's _meta gets ui.resourceUri and the legacy "ui/resourceUri"
+// key that older hosts read. The tool's result should still make sense
+// as text and structuredContent, for hosts without UI.
+func UIResource(uri string) DeclOption {
+	return uiOption(func(u *uiSpec) { u.tool.ResourceURI, u.toolSet = uri, true })
+}
+
+// Visibility says who may use a tool: mcp.VisibilityModel (the agent),
+// mcp.VisibilityApp (the view of a UI, calling its own server), or both,
+// the default. An app-only tool stays in tools/list with its visibility,
+// so that hosts keep it from the model; calling it is an ordinary
+// tools/call, filtered by connect, scopes, policies and middleware like
+// any other: visibility hides nothing from a caller and allows nothing.
+func Visibility(v ...mcp.UIVisibility) DeclOption {
+	if v == nil {
+		v = []mcp.UIVisibility{} // named, and empty: compileUI refuses it
+	}
+	return uiOption(func(u *uiSpec) { u.tool.Visibility, u.toolSet = v, true })
+}
+
+// CSP lists the origins a UI resource's view may reach, for the host's
+// Content Security Policy: origins such as "https://api.example.com", or
+// "https://*.example.com" for subdomains. Without it hosts let the view
+// reach nothing outside itself.
+func CSP(csp mcp.UICSP) DeclOption {
+	return uiOption(func(u *uiSpec) { u.resource.CSP, u.resourceSet = &csp, true })
+}
+
+// Permissions asks the host for browser features (camera, microphone,
+// geolocation, clipboard writes) for a UI resource's view. Hosts may
+// refuse; the view should check before it uses one.
+func Permissions(p mcp.UIPermissions) DeclOption {
+	return uiOption(func(u *uiSpec) { u.resource.Permissions, u.resourceSet = &p, true })
+}
+
+// Domain asks the host for a dedicated sandbox origin for a UI resource's
+// view (for OAuth callbacks or CORS allow-lists). Its format is each
+// host's: read the host's documentation.
+func Domain(domain string) DeclOption {
+	return uiOption(func(u *uiSpec) { u.resource.Domain, u.resourceSet = domain, true })
+}
+
+// PrefersBorder asks the host to draw a border and background around a
+// UI resource's view (true) or not (false). Hosts' defaults differ.
+func PrefersBorder(v bool) DeclOption {
+	return uiOption(func(u *uiSpec) { u.resource.PrefersBorder, u.resourceSet = &v, true })
+}
+
+// compileUI checks the MCP Apps metadata of a declaration, whether its
+// options or its Meta set it, and writes it into the declaration's _meta,
+// in a copy. It refuses what the extension forbids: a UI resource that
+// is not a fixed ui:// URI with the MCP App MIME type, CSP sources that
+// are not origins, CSP or permissions on a tool, unknown members, an
+// unknown or empty visibility.
+func (d *declaration) compileUI() error {
+	u := d.ui
+	if u == nil {
+		u = &uiSpec{}
+	}
+	_, rawSet := d.meta[mcp.MetaUI]
+	isUIResource := d.kind == kindResource && strings.HasPrefix(d.name, mcp.UIScheme)
+	switch {
+	case d.kind != kindTool && u.toolSet:
+		return errors.New("UIResource and Visibility apply to tools")
+	case !isUIResource && u.resourceSet:
+		return fmt.Errorf("CSP, Permissions, Domain and PrefersBorder apply to UI resources (%s URIs, Router.UI)", mcp.UIScheme)
+	case (u.toolSet || u.resourceSet) && rawSet:
+		return errors.New(`set _meta.ui with the UI options or with Meta, not both`)
+	}
+	switch {
+	case d.kind == kindTool:
+		return d.compileToolUI(u, rawSet)
+	case isUIResource:
+		return d.compileResourceUI(u, rawSet)
+	case rawSet && d.kind == kindResource:
+		return fmt.Errorf("_meta.ui describes UI resources, whose URIs begin with %s", mcp.UIScheme)
+	}
+	return nil
+}
+
+func (d *declaration) compileToolUI(u *uiSpec, rawSet bool) error {
+	legacy, hasLegacy := d.meta[mcp.MetaUIResourceURI]
+	if !u.toolSet && !rawSet && !hasLegacy {
+		return nil
+	}
+	m := u.tool
+	if u.toolSet && m.ResourceURI == "" && m.Visibility == nil {
+		return errors.New("UIResource needs the ui:// URI of a UI resource")
+	}
+	if rawSet {
+		raw, err := json.Marshal(d.meta[mcp.MetaUI])
+		if err != nil {
+			return fmt.Errorf("_meta.ui: %w", err)
+		}
+		if err := checkToolUI(raw); err != nil {
+			return err
+		}
+		_ = json.Unmarshal(raw, &m) // checked above
+	}
+	if hasLegacy {
+		s, ok := legacy.(string)
+		switch {
+		case !ok:
+			return fmt.Errorf(`_meta["%s"] is a string`, mcp.MetaUIResourceURI)
+		case m.ResourceURI != "" && m.ResourceURI != s:
+			return fmt.Errorf(`_meta["%s"] (%s) and _meta.ui.resourceUri (%s) differ`, mcp.MetaUIResourceURI, s, m.ResourceURI)
+		}
+		m.ResourceURI = s
+	}
+	if m.ResourceURI != "" {
+		if err := checkUIURI(m.ResourceURI); err != nil {
+			return fmt.Errorf("_meta.ui.resourceUri: %w", err)
+		}
+	}
+	if m.Visibility != nil {
+		if len(m.Visibility) == 0 {
+			return errors.New("_meta.ui.visibility is empty: nobody could use the tool; name model, app or both")
+		}
+		for i, v := range m.Visibility {
+			if v != mcp.VisibilityModel && v != mcp.VisibilityApp {
+				return fmt.Errorf("_meta.ui.visibility: %q is neither %q nor %q", v, mcp.VisibilityModel, mcp.VisibilityApp)
+			}
+			if slices.Contains(m.Visibility[:i], v) {
+				return fmt.Errorf("_meta.ui.visibility names %q twice", v)
+			}
+		}
+	}
+	meta := maps.Clone(d.meta)
+	if meta == nil {
+		meta = mcp.Meta{}
+	}
+	meta[mcp.MetaUI] = m
+	if m.ResourceURI != "" {
+		meta[mcp.MetaUIResourceURI] = m.ResourceURI
+	}
+	d.meta = meta
+	return nil
+}
+
+func (d *declaration) compileResourceUI(u *uiSpec, rawSet bool) error {
+	if err := checkUIURI(d.name); err != nil {
+		return err
+	}
+	if d.mimeType != mcp.MIMETypeApp {
+		return fmt.Errorf("a UI resource's MIME type is %s, not %q", mcp.MIMETypeApp, d.mimeType)
+	}
+	if d.list != nil {
+		return errors.New("a UI resource has a fixed URI; List applies to templates")
+	}
+	if !rawSet && !u.resourceSet {
+		return nil
+	}
+	m := u.resource
+	if rawSet {
+		raw, err := json.Marshal(d.meta[mcp.MetaUI])
+		if err != nil {
+			return fmt.Errorf("_meta.ui: %w", err)
+		}
+		if err := checkResourceUI(raw); err != nil {
+			return err
+		}
+		_ = json.Unmarshal(raw, &m) // checked above
+	}
+	if err := checkResourceMeta(&m); err != nil {
+		return err
+	}
+	meta := maps.Clone(d.meta)
+	if meta == nil {
+		meta = mcp.Meta{}
+	}
+	meta[mcp.MetaUI] = m
+	d.meta = meta
+	if d.ui == nil {
+		d.ui = &uiSpec{}
+	}
+	d.ui.resource, d.ui.resourceSet = m, true // the reads' _meta.ui
+	return nil
+}
+
+// checkUIURI checks that uri is a fixed ui:// URI.
+func checkUIURI(uri string) error {
+	u, err := url.Parse(uri)
+	switch {
+	case err != nil:
+		return fmt.Errorf("%q is not a URI: %w", uri, err)
+	case !strings.HasPrefix(uri, mcp.UIScheme) || u.Host == "" && u.Path == "":
+		return fmt.Errorf("%q is not a ui:// URI", uri)
+	case strings.ContainsAny(uri, "{}"):
+		return fmt.Errorf("%q is a template; a UI resource has one fixed URI", uri)
+	}
+	return nil
+}
+
+// checkResourceMeta checks the values of a UI resource's _meta.ui.
+func checkResourceMeta(m *mcp.UIResourceMeta) error {
+	if m.CSP != nil {
+		for _, list := range []struct {
+			name    string
+			origins []string
+		}{
+			{"connectDomains", m.CSP.ConnectDomains}, {"resourceDomains", m.CSP.ResourceDomains},
+			{"frameDomains", m.CSP.FrameDomains}, {"baseUriDomains", m.CSP.BaseURIDomains},
+		} {
+			for _, o := range list.origins {
+				if err := checkOrigin(o); err != nil {
+					return fmt.Errorf("_meta.ui.csp.%s: %w", list.name, err)
+				}
+			}
+		}
+	}
+	if m.Domain != "" && !hostname.MatchString(m.Domain) {
+		return fmt.Errorf("_meta.ui.domain %q is not a domain name (no scheme, port or path)", m.Domain)
+	}
+	return nil
+}
+
+// hostname matches a DNS name: dot-separated labels of letters, digits
+// and inner hyphens.
+var hostname = regexp.MustCompile(`^(?i)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$`)
+
+// checkOrigin checks one CSP source of _meta.ui.csp: hosts join them into
+// a Content Security Policy, so anything but an origin (a keyword, a
+// path, a separator) would change the policy they build.
+func checkOrigin(s string) error {
+	if strings.ContainsAny(s, " \t\r\n;,'\"") {
+		return fmt.Errorf("%q: an origin has no whitespace, ';', ',' or quotes", s)
+	}
+	u, err := url.Parse(s)
+	if err != nil {
+		return fmt.Errorf("%q is not an origin: %w", s, err)
+	}
+	switch u.Scheme {
+	case "http", "https", "ws", "wss":
+	default:
+		return fmt.Errorf("%q is not an origin: it must be scheme://host[:port] with scheme http, https, ws or wss", s)
+	}
+	if u.Host == "" || u.User != nil || u.Opaque != "" || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.ForceQuery {
+		return fmt.Errorf("%q is not an origin: it must be scheme://host[:port], without user, path, query or fragment", s)
+	}
+	host := u.Hostname()
+	if net.ParseIP(host) == nil && !hostname.MatchString(strings.TrimPrefix(host, "*.")) {
+		return fmt.Errorf("%q is not an origin: %q is not a host name (a wildcard is one leading \"*.\")", s, host)
+	}
+	return nil
+}
+
+// checkToolUI checks a tool's _meta.ui as JSON: only resourceUri and
+// visibility are defined; csp and permissions belong on the UI resource.
+func checkToolUI(raw json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return errors.New("_meta.ui is an object")
+	}
+	for k, v := range m {
+		switch {
+		case k == "resourceUri" && !decodes[string](v):
+			return errors.New("_meta.ui.resourceUri is a string")
+		case k == "visibility" && !decodes[[]string](v):
+			return errors.New(`_meta.ui.visibility is an array of "model" and "app"`)
+		case k == "csp" || k == "permissions":
+			return fmt.Errorf("_meta.ui.%s belongs on the UI resource (Router.UI), not on the tool", k)
+		case k != "resourceUri" && k != "visibility":
+			return fmt.Errorf("_meta.ui.%s is not defined for tools: only resourceUri and visibility are", k)
+		}
+	}
+	return nil
+}
+
+// checkResourceUI checks a UI resource's _meta.ui as JSON against the
+// members the extension defines.
+func checkResourceUI(raw json.RawMessage) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil {
+		return errors.New("_meta.ui is an object")
+	}
+	for k, v := range m {
+		var err error
+		switch k {
+		case "csp":
+			err = checkMembers(v, "_meta.ui.csp", decodes[[]string], "connectDomains", "resourceDomains", "frameDomains", "baseUriDomains")
+		case "permissions":
+			err = checkMembers(v, "_meta.ui.permissions", func(p json.RawMessage) bool {
+				var o map[string]json.RawMessage
+				return json.Unmarshal(p, &o) == nil && o != nil && len(o) == 0
+			}, "camera", "microphone", "geolocation", "clipboardWrite")
+		case "domain":
+			if !decodes[string](v) {
+				err = errors.New("_meta.ui.domain is a string")
+			}
+		case "prefersBorder":
+			if !decodes[bool](v) {
+				err = errors.New("_meta.ui.prefersBorder is a boolean")
+			}
+		default:
+			err = fmt.Errorf("_meta.ui.%s is not defined for UI resources: csp, permissions, domain and prefersBorder are", k)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkMembers checks that raw is an object whose members are among
+// names and whose values ok accepts.
+func checkMembers(raw json.RawMessage, path string, ok func(json.RawMessage) bool, names ...string) error {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) != nil || m == nil {
+		return fmt.Errorf("%s is an object", path)
+	}
+	for k, v := range m {
+		if !slices.Contains(names, k) {
+			return fmt.Errorf("%s.%s is not defined: %s are", path, k, strings.Join(names, ", "))
+		}
+		if !ok(v) {
+			return fmt.Errorf("%s.%s has an invalid value (CSP sources are arrays of origins; a permission is an empty object)", path, k)
+		}
+	}
+	return nil
+}
+
+// decodes reports whether raw is JSON of type T.
+func decodes[T any](raw json.RawMessage) bool {
+	var v T
+	return json.Unmarshal(raw, &v) == nil
+}
+
+// SupportsUI reports whether the caller's client renders MCP Apps: it
+// declared the io.modelcontextprotocol/ui extension with the MIME type
+// text/html;profile=mcp-app, in initialize (session era) or in the
+// request's _meta (2026-07-28). It answers in connect as in handlers, so
+// that a server can fall back: hide app-only tools, or reply in text.
+func (c *Context) SupportsUI() bool { return c.clientCapabilities().SupportsUI() }
+
+// ClientExtension returns the settings the caller's client declared for
+// the extension id, and whether it declared it (see SupportsUI).
+func (c *Context) ClientExtension(id string) (json.RawMessage, bool) {
+	caps := c.clientCapabilities()
+	if caps == nil {
+		return nil, false
+	}
+	raw, ok := caps.Extensions[id]
+	return raw, ok
+}
+
+// clientCapabilities are the caller's: the request's in a handler, those
+// the transport found for connect, or nil when none are known.
+func (c *Context) clientCapabilities() *mcp.ClientCapabilities {
+	if c.req != nil {
+		return &c.req.ClientCapabilities
+	}
+	return c.client
+}
