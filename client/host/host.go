@@ -221,7 +221,8 @@ func (h *Host) Tools(ctx context.Context) ([]mcp.Tool, error) {
 	return out, nil
 }
 
-// ServerTools lists one server's tools, named "server.tool".
+// ServerTools lists one server's tools, named "server.tool", the UI
+// resources they link to named as Host URIs (ui://server/…).
 func (h *Host) ServerTools(ctx context.Context, server string) ([]mcp.Tool, error) {
 	m, err := h.member(server)
 	if err != nil {
@@ -234,6 +235,7 @@ func (h *Host) ServerTools(ctx context.Context, server string) ([]mcp.Tool, erro
 	out := make([]mcp.Tool, len(tools))
 	for i, t := range tools {
 		t.Name = server + Separator + t.Name
+		t.Meta = namespaceUI(server, t.Meta)
 		out[i] = t
 	}
 	return out, nil
@@ -257,7 +259,8 @@ func (h *Host) Prompts(ctx context.Context) ([]mcp.Prompt, error) {
 }
 
 // Resources lists every server's resources, their names prefixed with
-// "server."; URIs stay as their servers gave them.
+// "server."; URIs stay as their servers gave them, but for UI resources,
+// which become ui://server/… as tools link to them.
 func (h *Host) Resources(ctx context.Context) ([]mcp.Resource, error) {
 	var out []mcp.Resource
 	for _, name := range h.names {
@@ -268,6 +271,7 @@ func (h *Host) Resources(ctx context.Context) ([]mcp.Resource, error) {
 		}
 		for _, r := range resources {
 			r.Name = name + Separator + r.Name
+			r.URI = uiURI(name, r.URI)
 			out = append(out, r)
 		}
 	}
@@ -294,8 +298,24 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]strin
 
 // ReadResource reads a resource from the server that listed its URI.
 // URIs are not namespaced: when two servers list the same URI, the first
-// server given to New serves it.
+// server given to New serves it. UI resources are (ui://server/…): they
+// are read from their server, whether it lists them or not.
 func (h *Host) ReadResource(ctx context.Context, uri string, opts ...client.CallOption) (*mcp.ReadResourceResult, error) {
+	if strings.HasPrefix(uri, mcp.UIScheme) {
+		server, original, ok := serverUIURI(uri)
+		if !ok {
+			return nil, fmt.Errorf("host: %s names no server: UI resources are ui://server/…", uri)
+		}
+		m, err := h.member(server)
+		if err != nil {
+			return nil, err
+		}
+		res, err := m.c.ReadResource(ctx, original, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return namespaceContents(server, res), nil
+	}
 	for _, name := range h.names {
 		m := h.members[name]
 		resources, err := list(ctx, h, m, mcp.MethodResourcesList, m.c.Resources)
