@@ -43,7 +43,9 @@ func HTMLFile(fsys fs.FS, name string) UIPage { return UIPage{fsys: fsys, name: 
 
 // HTMLTemplate is a UI page rendered for each read, with the data that
 // data returns for the caller (data may be nil). Its output is escaped
-// the way html/template escapes.
+// the way html/template escapes. Since the page depends on the caller,
+// its reads are cached privately (cacheScope "private" on 2026-07-28)
+// unless Cache says otherwise.
 func HTMLTemplate(t *template.Template, data func(c *Context) (any, error)) UIPage {
 	return UIPage{tmpl: t, data: data}
 }
@@ -111,7 +113,11 @@ func (r *Router) UI(uri string, page UIPage, opts ...Option) {
 	if err := page.load(); err != nil {
 		panic(wrap(err))
 	}
-	opts = append([]Option{MIMEType(mcp.MIMETypeApp)}, opts...)
+	first := []Option{MIMEType(mcp.MIMETypeApp)}
+	if page.tmpl != nil {
+		first = append(first, Cache(r.cfg.cache.ttl, mcp.CachePrivate))
+	}
+	opts = append(first, opts...)
 	r.declare(kindResource, uri, nil, nil, func(d *declaration) Call {
 		var meta mcp.Meta
 		if d.ui != nil && d.ui.resourceSet {

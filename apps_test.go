@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -156,6 +157,21 @@ func TestUIPageTemplateRendersPerCaller(t *testing.T) {
 	got, err := p.render(&Context{grant: &grant{principal: "ann"}})
 	if err != nil || got != `<!DOCTYPE html><p>ann &lt;&amp;&gt;</p>` {
 		t.Errorf("render = %q, %v", got, err)
+	}
+	// A page per caller is no page to share; Cache still decides.
+	r := newTestRouter()
+	r.UI("ui://mine", p, Description("x"))
+	r.UI("ui://shared", p, Description("x"), Cache(time.Minute, mcp.CachePublic))
+	r.UI("ui://fixed", HTML(page), Description("x"))
+	cat := r.catalog.Load()
+	if c := cat.ByURI["ui://mine"].cache; c == nil || c.visibility != mcp.CachePrivate {
+		t.Errorf("a template's reads cache as %+v, want private", c)
+	}
+	if c := cat.ByURI["ui://shared"].cache; c == nil || *c != (cacheHint{time.Minute, mcp.CachePublic}) {
+		t.Errorf("Cache gave %+v", c)
+	}
+	if c := cat.ByURI["ui://fixed"].cache; c != nil {
+		t.Errorf("a fixed page's reads cache as %+v, want the router's default", c)
 	}
 }
 
