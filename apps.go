@@ -15,6 +15,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -332,15 +333,21 @@ func (d *declaration) compileResourceUI(u *uiSpec, rawSet bool) error {
 	return nil
 }
 
-// checkUIURI checks that uri is a fixed ui:// URI.
+// checkUIURI checks that uri is a fixed ui:// URI: not a template, in
+// either syntax.
 func checkUIURI(uri string) error {
 	u, err := url.Parse(uri)
-	switch {
-	case err != nil:
+	if err != nil {
 		return fmt.Errorf("%q is not a URI: %w", uri, err)
-	case !strings.HasPrefix(uri, mcp.UIScheme) || u.Host == "" && u.Path == "":
+	}
+	if !strings.HasPrefix(uri, mcp.UIScheme) || u.Host == "" && u.Path == "" {
 		return fmt.Errorf("%q is not a ui:// URI", uri)
-	case strings.ContainsAny(uri, "{}"):
+	}
+	p, err := uripattern.Compile(uri)
+	if err != nil {
+		return fmt.Errorf("%q: %w", uri, err)
+	}
+	if p.IsTemplate() {
 		return fmt.Errorf("%q is a template; a UI resource has one fixed URI", uri)
 	}
 	return nil

@@ -24,6 +24,8 @@ func TestUIDeclarationErrors(t *testing.T) {
 	}{
 		{"not ui://", func() { r.UI("app://view", HTML(page), Description("x")) }, "begins with ui://"},
 		{"template URI", func() { r.UI("ui://studies/{id}", HTML(page), Description("x")) }, "one fixed URI"},
+		{"Plug-style template URI", func() { r.UI("ui://studies/:id", HTML(page), Description("x")) }, "one fixed URI"},
+		{"tool linked to a template", func() { r.Tool("tt", nop, Description("x"), UIResource("ui://s/:id")) }, "one fixed URI"},
 		{"no page", func() { r.UI("ui://empty", UIPage{}, Description("x")) }, "the UI page is empty"},
 		{"not a document", func() { r.UI("ui://frag", HTML("<div>hi</div>"), Description("x")) }, "<!DOCTYPE html>"},
 		{"missing file", func() { r.UI("ui://missing", HTMLFile(files, "nope.html"), Description("x")) }, "nope.html"},
