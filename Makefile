@@ -2,6 +2,10 @@
 
 # The npm harness pinning the official MCP conformance suite and Node 22.
 HARNESS := integration/conformance
+# The npm harness of the MCP Apps browser test: the official ext-apps
+# AppBridge, the TypeScript MCP client and esbuild, which bundles the test
+# host when the test runs.
+APPS_HARNESS := integration/apps
 
 # The fuzz targets `make fuzz` runs, as package:Target; add new ones here.
 FUZZ := \
@@ -37,7 +41,7 @@ check:
 	go run $(STATICCHECK) ./...
 	go test -short -count=1 ./...
 
-test: $(HARNESS)/node_modules/.package-lock.json
+test: $(HARNESS)/node_modules/.package-lock.json $(APPS_HARNESS)/node_modules/.package-lock.json
 	go vet ./...
 	go test -race -count=1 -timeout 15m ./...
 	go test -count=1 -run '^TestSessionMemory$$' -v ./integration/
@@ -94,4 +98,8 @@ compare-test:
 # install even if npm left the file's time alone.
 $(HARNESS)/node_modules/.package-lock.json: $(HARNESS)/package-lock.json $(HARNESS)/package.json
 	npm ci --prefix $(HARNESS) --no-audit --no-fund
+	touch $@
+
+$(APPS_HARNESS)/node_modules/.package-lock.json: $(APPS_HARNESS)/package-lock.json $(APPS_HARNESS)/package.json
+	npm ci --prefix $(APPS_HARNESS) --no-audit --no-fund
 	touch $@

@@ -50,11 +50,12 @@ type Context struct {
 	http    *http.Request
 	grant   *grant
 	shared  bool // grant belongs to the HTTP request; copy before writing
+	hasNext bool // beside shared: two bools share a word
 	req     *Request
 	sess    *session.Session
 	stream  *Stream
+	client  *mcp.ClientCapabilities // the caller's, for connect (SupportsUI)
 	next    string
-	hasNext bool
 }
 
 // sessionParent is a session request's Context as the parent of its

@@ -27,6 +27,15 @@
 // answer input_required and run the handler again with the answer
 // (ErrInputRequired).
 //
+// # Interactive UIs (MCP Apps)
+//
+// Router.UI declares a ui:// HTML page that hosts render in a sandboxed
+// iframe for the tools linked to it with UIResource; Visibility makes a
+// tool the page's alone. Context.SupportsUI tells connect and handlers
+// whether the caller's client renders such pages, so that others get
+// text. Package appview is the page's side: a small script that talks to
+// the host.
+//
 // # Many nodes
 //
 // Sessions, stream buffers and messages between nodes go through a

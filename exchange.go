@@ -287,7 +287,7 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
 	caps := methods.Capabilities()
-	caps.Extensions = stateless.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
+	caps.Extensions = x.r.extensions(x.cat, true)
 	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Stateless, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 

@@ -60,9 +60,11 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 		}
 	}
 	caps := methods.Capabilities()
-	if s.Version() >= mcp.Version20251125 && hasTaskTools(r.catalog.Load()) {
+	cat := r.catalog.Load()
+	if s.Version() >= mcp.Version20251125 && hasTaskTools(cat) {
 		caps.Tasks = task.Capability
 	}
+	caps.Extensions = r.extensions(cat, false)
 	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
 }
 
@@ -94,14 +96,14 @@ func (host) Holder(c *Context) string {
 }
 
 // Connect runs the connect function; on refusal it writes the answer.
-func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, client *mcp.ClientCapabilities) (c *Context, ok bool) {
 	r := h.r
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
 	// The grant is its own allocation: sessions and listeners keep it long
 	// after the request, and must not keep the request with it. A caller
 	// nobody named shares the empty grant until connect writes to it, so
 	// an open router keeps nothing per session.
-	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &noGrant, shared: true}
+	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &noGrant, shared: true, client: client}
 	if p, ok := principal.FromContext(req.Context()); ok {
 		// Authentication middleware ran before: its caller is the
 		// principal unless connect says otherwise.

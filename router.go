@@ -59,7 +59,8 @@ type Router struct {
 	warned warnedKeys // connect named these undeclared items; warned once
 	mw     []Middleware
 
-	quotas transport.Quotas // what each caller holds here (quotas.go)
+	quotas transport.Quotas           // what each caller holds here (quotas.go)
+	ext    map[string]json.RawMessage // extensions declared with Extension (extensions.go)
 }
 
 type config struct {

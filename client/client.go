@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -56,6 +57,13 @@ type Options struct {
 	// when the caller's context ends. GetTask, UpdateTask and CancelTask
 	// drive tasks by hand.
 	Tasks bool
+	// UI declares the MCP Apps extension (io.modelcontextprotocol/ui) with
+	// the MIME type text/html;profile=mcp-app: this client renders the UI
+	// resources tools link to (ToolApp reads one).
+	UI bool
+	// Extensions declares further extensions, by identifier, with their
+	// settings (JSON objects; {} for none).
+	Extensions map[string]json.RawMessage
 
 	// MaxInputRounds bounds the input_required rounds of one request;
 	// default 8.
@@ -203,8 +211,17 @@ func (c *Client) Capabilities() mcp.ClientCapabilities {
 			caps.Elicitation.URL = &struct{}{}
 		}
 	}
+	if c.opts.Tasks || c.opts.UI || len(c.opts.Extensions) > 0 {
+		caps.Extensions = maps.Clone(c.opts.Extensions)
+		if caps.Extensions == nil {
+			caps.Extensions = map[string]json.RawMessage{}
+		}
+	}
 	if c.opts.Tasks {
-		caps.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}
+		caps.Extensions[mcp.ExtensionTasks] = json.RawMessage("{}")
+	}
+	if c.opts.UI {
+		caps.Extensions[mcp.ExtensionUI] = uiCapability
 	}
 	return caps
 }

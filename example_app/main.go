@@ -241,6 +241,7 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 	declarePrompts(r)
 	declareStudies(r, studies)
 	declareTools(r, studies)
+	declareApps(r, studies)
 
 	// Clients find the authorization server here, without a token.
 	auth.MountMetadata(e, authCfg)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/specter-mcp/specter"
@@ -21,10 +22,14 @@ import (
 // Specter router, tools and prompts under their "server.name" names and
 // resources at their own URIs: requests are forwarded to the servers and
 // their results passed back as they are, with the progress of tool calls.
-// When a server's list changes, its declarations on r are replaced, and r
-// tells its own clients. Items r refuses to declare (a tool without a
-// usable input schema, say) are skipped, and reported in the returned
-// error; the rest are mounted.
+// Tools keep their MCP Apps metadata (_meta.ui: the UI resource, as the
+// Host names it, and the visibility, so that app-only tools stay
+// app-only), and the UI resources the tools link to are re-exported with
+// them, at their Host URIs (ui://server/…). When a server's list
+// changes, its declarations on r are replaced, and r tells its own
+// clients. Items r refuses to declare (a tool without a usable input
+// schema, say) are skipped, and reported in the returned error; the rest
+// are mounted.
 func Mount(ctx context.Context, h *host.Host, r *specter.Router) error {
 	g := &gateway{h: h, r: r, declared: map[string][]declared{}}
 	var errs []error
@@ -47,24 +52,31 @@ type gateway struct {
 }
 
 type declared struct {
-	kind string // the list_changed notification of its kind
-	name string // a resource's URI
+	kind     string // the list_changed notification of its kind
+	name     string // a resource's URI
+	resource bool   // a UI resource, declared with the tools that link to it
 }
 
 // sync declares a server's current tools or prompts on the router in
 // place of those declared before.
 func (g *gateway) sync(ctx context.Context, server, notification string) error {
 	var decls []func() error
-	var names []string
+	var names []declared
 	switch notification {
 	case mcp.NotificationToolsChanged:
 		tools, err := g.h.ServerTools(ctx, server)
 		if err != nil {
 			return err
 		}
+		uis := map[string]bool{}
 		for _, t := range tools {
-			names = append(names, t.Name)
+			names = append(names, declared{kind: notification, name: t.Name})
 			decls = append(decls, func() error { return g.tool(t) })
+			if ui := mcp.ToolUI(t.Meta); ui != nil && strings.HasPrefix(ui.ResourceURI, mcp.UIScheme) && !uis[ui.ResourceURI] {
+				uis[ui.ResourceURI] = true
+				names = append(names, declared{kind: notification, name: ui.ResourceURI, resource: true})
+				decls = append(decls, func() error { return g.ui(ctx, server, ui.ResourceURI) })
+			}
 		}
 	case mcp.NotificationPromptsChanged:
 		prompts, err := g.h.ServerPrompts(ctx, server)
@@ -72,7 +84,7 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 			return err
 		}
 		for _, p := range prompts {
-			names = append(names, p.Name)
+			names = append(names, declared{kind: notification, name: p.Name})
 			decls = append(decls, func() error { return g.prompt(p) })
 		}
 	case mcp.NotificationResourcesChanged:
@@ -82,7 +94,10 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 		}
 		c := g.h.Client(server)
 		for _, r := range resources {
-			names = append(names, r.URI)
+			if strings.HasPrefix(r.URI, mcp.UIScheme) {
+				continue // declared with the tools that link to it
+			}
+			names = append(names, declared{kind: notification, name: r.URI})
 			decls = append(decls, func() error { return g.resource(c, r) })
 		}
 	default:
@@ -96,10 +111,12 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 			kept = append(kept, d)
 			continue
 		}
-		switch d.kind {
-		case mcp.NotificationToolsChanged:
+		switch {
+		case d.resource:
+			g.r.RemoveResource(d.name)
+		case d.kind == mcp.NotificationToolsChanged:
 			g.r.RemoveTool(d.name)
-		case mcp.NotificationPromptsChanged:
+		case d.kind == mcp.NotificationPromptsChanged:
 			g.r.RemovePrompt(d.name)
 		default:
 			g.r.RemoveResource(d.name)
@@ -111,7 +128,7 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 			errs = append(errs, err)
 			continue
 		}
-		kept = append(kept, declared{kind: notification, name: names[i]})
+		kept = append(kept, names[i])
 	}
 	g.declared[server] = kept
 	return errors.Join(errs...)
@@ -133,6 +150,9 @@ func (g *gateway) tool(t mcp.Tool) error {
 	opts := []specter.Option{specter.Description(orDefault(t.Description, "Tool "+t.Name)), specter.InputSchema(t.InputSchema)}
 	if len(t.OutputSchema) > 0 {
 		opts = append(opts, specter.OutputSchema(t.OutputSchema))
+	}
+	if meta := uiMeta(t.Meta); meta != nil {
+		opts = append(opts, specter.Meta(meta))
 	}
 	return declare("tool", t.Name, func() {
 		g.r.Tool(t.Name, func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
@@ -200,6 +220,52 @@ func (g *gateway) resource(c *client.Client, r mcp.Resource) error {
 			return specter.Reply(res)
 		}, opts...)
 	})
+}
+
+// ui re-exports the UI resource at uri (a Host URI) that tools of server
+// link to, with the _meta.ui the server lists it with, if any; reads go
+// to the server through the Host.
+func (g *gateway) ui(ctx context.Context, server, uri string) error {
+	opts := []specter.Option{specter.Name(server + host.Separator + strings.TrimPrefix(uri, mcp.UIScheme)),
+		specter.Description("The UI of tools of " + server), specter.MIMEType(mcp.MIMETypeApp)}
+	if resources, err := g.h.ServerResources(ctx, server); err == nil {
+		// Servers may leave UI resources out of their lists.
+		for _, r := range resources {
+			if r.URI != uri {
+				continue
+			}
+			if r.Description != "" {
+				opts[1] = specter.Description(r.Description)
+			}
+			if meta := uiMeta(r.Meta); meta != nil {
+				opts = append(opts, specter.Meta(meta))
+			}
+		}
+	}
+	return declare("resource", uri, func() {
+		g.r.Resource(uri, func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+			res, err := g.h.ReadResource(c, uri)
+			if err != nil {
+				return specter.Error(err)
+			}
+			return specter.Reply(res)
+		}, opts...)
+	})
+}
+
+// uiMeta is the MCP Apps part of a _meta (ui and the legacy
+// ui/resourceUri), or nil.
+func uiMeta(meta mcp.Meta) mcp.Meta {
+	var out mcp.Meta
+	for _, k := range []string{mcp.MetaUI, mcp.MetaUIResourceURI} {
+		if v, ok := meta[k]; ok {
+			if out == nil {
+				out = mcp.Meta{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 func orDefault(s, def string) string {

@@ -239,9 +239,14 @@ func (h *Host) Tools(ctx context.Context) ([]mcp.Tool, error) {
 	return out, nil
 }
 
-// ServerTools lists one server's tools, named "server.tool".
+// ServerTools lists one server's tools, named "server.tool", the UI
+// resources they link to named as Host URIs (ui://server/…).
 func (h *Host) ServerTools(ctx context.Context, server string) ([]mcp.Tool, error) {
-	return named(ctx, h, server, mcp.MethodToolsList, (*client.Client).Tools, func(t *mcp.Tool) *string { return &t.Name })
+	tools, err := named(ctx, h, server, mcp.MethodToolsList, (*client.Client).Tools, func(t *mcp.Tool) *string { return &t.Name })
+	for i := range tools {
+		tools[i].Meta = namespaceUI(server, tools[i].Meta)
+	}
+	return tools, err
 }
 
 // Prompts lists every server's prompts, named "server.prompt".
@@ -263,7 +268,8 @@ func (h *Host) ServerPrompts(ctx context.Context, server string) ([]mcp.Prompt, 
 }
 
 // Resources lists every server's resources, their names prefixed with
-// "server."; URIs stay as their servers gave them.
+// "server."; URIs stay as their servers gave them, but for UI resources,
+// which become ui://server/… as tools link to them.
 func (h *Host) Resources(ctx context.Context) ([]mcp.Resource, error) {
 	var out []mcp.Resource
 	for _, name := range h.names {
@@ -277,9 +283,14 @@ func (h *Host) Resources(ctx context.Context) ([]mcp.Resource, error) {
 }
 
 // ServerResources lists one server's resources, their names prefixed
-// with "server."; URIs stay as the server gave them.
+// with "server."; URIs stay as the server gave them, but for UI resources,
+// which become ui://server/… as tools link to them.
 func (h *Host) ServerResources(ctx context.Context, server string) ([]mcp.Resource, error) {
-	return named(ctx, h, server, mcp.MethodResourcesList, (*client.Client).Resources, func(r *mcp.Resource) *string { return &r.Name })
+	resources, err := named(ctx, h, server, mcp.MethodResourcesList, (*client.Client).Resources, func(r *mcp.Resource) *string { return &r.Name })
+	for i := range resources {
+		resources[i].URI = uiURI(server, resources[i].URI)
+	}
+	return resources, err
 }
 
 // named lists one server's items of one kind, each name prefixed with
@@ -322,8 +333,24 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]strin
 
 // ReadResource reads a resource from the server that listed its URI.
 // URIs are not namespaced: when two servers list the same URI, the first
-// server given to New serves it.
+// server given to New serves it. UI resources are (ui://server/…): they
+// are read from their server, whether it lists them or not.
 func (h *Host) ReadResource(ctx context.Context, uri string, opts ...client.CallOption) (*mcp.ReadResourceResult, error) {
+	if strings.HasPrefix(uri, mcp.UIScheme) {
+		server, original, ok := serverUIURI(uri)
+		if !ok {
+			return nil, fmt.Errorf("host: %s names no server: UI resources are ui://server/…", uri)
+		}
+		m, err := h.member(server)
+		if err != nil {
+			return nil, err
+		}
+		res, err := m.c.ReadResource(ctx, original, opts...)
+		if err != nil {
+			return nil, err
+		}
+		return namespaceContents(server, res), nil
+	}
 	for _, name := range h.names {
 		m := h.members[name]
 		resources, err := list(ctx, h, m, mcp.MethodResourcesList, m.c.Resources)

@@ -119,6 +119,10 @@ func (s *Session) Client() mcp.Implementation { return s.client }
 // Capabilities returns the client's capabilities.
 func (s *Session) Capabilities() mcp.ClientCapabilities { return s.caps }
 
+// ClientCapabilities points at the capabilities the client declared, for
+// reading without a copy; nobody writes them after the session starts.
+func (s *Session) ClientCapabilities() *mcp.ClientCapabilities { return &s.caps }
+
 // Context is cancelled when this node's side of the session ends.
 func (s *Session) Context() context.Context { return s.ctx }
 

@@ -42,7 +42,7 @@ func (t *Transport[C]) serveStateless(w http.ResponseWriter, req *http.Request, 
 		refusal.Write(w, m.ID, refused)
 		return
 	}
-	c, ok := t.host.Connect(w, req, m.ID)
+	c, ok := t.host.Connect(w, req, m.ID, call.Meta.ClientCapabilities)
 	if !ok {
 		return
 	}

@@ -36,8 +36,9 @@ const (
 // router, with C the result of its connect step.
 type Host[C any] interface {
 	// Connect runs the connect step; on refusal it writes the answer
-	// and returns false.
-	Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (C, bool)
+	// and returns false. client is what the caller's client declared it
+	// can do (its session's, its initialize's or its _meta's), or nil.
+	Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, client *mcp.ClientCapabilities) (C, bool)
 	// Principal is who the caller is; "" for an anonymous one.
 	Principal(c C) string
 	// Holder names who the caller counts against under the quotas (see
@@ -149,12 +150,20 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 
-	sess, c, ok := t.sessionFor(w, req, msgs)
+	// An initialize is read once, before connect, which may look at the
+	// client's capabilities; a bad one is refused after connect, as any
+	// bad request of a caller connect may refuse.
+	var init *initialize
+	if len(msgs) == 1 && msgs[0].Method == mcp.MethodInitialize && req.Header.Get(HeaderSessionID) == "" {
+		init = &initialize{}
+		init.p, init.err = methods.DecodeInitialize(msgs[0].Params)
+	}
+	sess, c, ok := t.sessionFor(w, req, msgs, init)
 	if !ok {
 		return
 	}
 	if sess == nil {
-		t.postWithoutSession(w, req, c, msgs, batch)
+		t.postWithoutSession(w, req, c, msgs, batch, init)
 		return
 	}
 	if batch && !mcp.AllowsBatch(sess.Version()) {
@@ -213,11 +222,17 @@ func (t *Transport[C]) withinBudget(req *http.Request, c C, sess *session.Sessio
 	return ok
 }
 
+// initialize is the params of an initialize request, read before connect.
+type initialize struct {
+	p   *mcp.InitializeParams
+	err error
+}
+
 // postWithoutSession serves a POST that names no session: initialize, or
 // notifications a client may send before it has one.
-func (t *Transport[C]) postWithoutSession(w http.ResponseWriter, req *http.Request, c C, msgs []*jsonrpc.Message, batch bool) {
-	if len(msgs) == 1 && msgs[0].Method == mcp.MethodInitialize {
-		t.initialize(w, req, c, msgs[0])
+func (t *Transport[C]) postWithoutSession(w http.ResponseWriter, req *http.Request, c C, msgs []*jsonrpc.Message, batch bool, init *initialize) {
+	if init != nil {
+		t.initialize(w, req, c, msgs[0], init)
 		return
 	}
 	for _, m := range msgs {
@@ -235,9 +250,9 @@ func (t *Transport[C]) postWithoutSession(w http.ResponseWriter, req *http.Reque
 	w.WriteHeader(http.StatusAccepted)
 }
 
-func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C, m *jsonrpc.Message) {
+func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C, m *jsonrpc.Message, init *initialize) {
 	start := time.Now()
-	p, err := methods.DecodeInitialize(m.Params)
+	p, err := init.p, init.err
 	if err != nil {
 		refusal.Write(w, m.ID, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
@@ -289,7 +304,7 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 		refusal.Write(w, nil, refusal.NotAcceptableStream)
 		return
 	}
-	sess, c, ok := t.sessionFor(w, req, nil)
+	sess, c, ok := t.sessionFor(w, req, nil, nil)
 	if !ok {
 		return
 	}
@@ -309,7 +324,7 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 }
 
 func (t *Transport[C]) serveDelete(w http.ResponseWriter, req *http.Request) {
-	sess, _, ok := t.sessionFor(w, req, nil)
+	sess, _, ok := t.sessionFor(w, req, nil, nil)
 	if !ok {
 		return
 	}
@@ -324,7 +339,8 @@ func (t *Transport[C]) serveDelete(w http.ResponseWriter, req *http.Request) {
 // any, runs connect, and checks that the caller owns the session: a
 // session of another principal answers exactly like an unknown one, and
 // only its owner's requests keep it alive. A GET or DELETE must name one.
-func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message) (*session.Session, C, bool) {
+// init is the request's initialize, if it is one.
+func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message, init *initialize) (*session.Session, C, bool) {
 	id := firstID(msgs)
 	var none C
 	sid := req.Header.Get(HeaderSessionID)
@@ -344,7 +360,14 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs
 		refusal.Write(w, id, refusal.UnsupportedVersion(v))
 		return nil, none, false
 	}
-	c, ok := t.host.Connect(w, req, id)
+	var client *mcp.ClientCapabilities
+	switch {
+	case sess != nil:
+		client = sess.ClientCapabilities()
+	case init != nil && init.p != nil:
+		client = &init.p.Capabilities
+	}
+	c, ok := t.host.Connect(w, req, id, client)
 	if !ok {
 		return nil, none, false
 	}

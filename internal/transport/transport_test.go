@@ -18,7 +18,7 @@ import (
 // refusingHost refuses every caller at connect with 401, and counts them.
 type refusingHost struct{ connects atomic.Int32 }
 
-func (h *refusingHost) Connect(w http.ResponseWriter, _ *http.Request, _ jsonrpc.ID) (string, bool) {
+func (h *refusingHost) Connect(w http.ResponseWriter, _ *http.Request, _ jsonrpc.ID, _ *mcp.ClientCapabilities) (string, bool) {
 	h.connects.Add(1)
 	w.WriteHeader(http.StatusUnauthorized)
 	return "", false
