@@ -2,6 +2,10 @@
 
 # The npm harness pinning the official MCP conformance suite and Node 22.
 HARNESS := integration/conformance
+# The npm harness pinning the real servers the client is tested against
+# (integration/interop): the reference servers, the TypeScript SDKs and
+# node-oidc-provider, on the same Node.
+INTEROP := integration/interop
 
 # The fuzz targets `make fuzz` runs, as package:Target; add new ones here.
 FUZZ := \
@@ -25,7 +29,7 @@ FUZZTIME ?= 10s
 
 .PHONY: test bench fuzz compare compare-test
 
-test: $(HARNESS)/node_modules/.package-lock.json
+test: $(HARNESS)/node_modules/.package-lock.json $(INTEROP)/node_modules/.package-lock.json
 	go vet ./...
 	go test -race -count=1 -timeout 15m ./...
 	go test -count=1 -run '^TestSessionMemory$$' -v ./integration/
@@ -82,4 +86,8 @@ compare-test:
 # install even if npm left the file's time alone.
 $(HARNESS)/node_modules/.package-lock.json: $(HARNESS)/package-lock.json $(HARNESS)/package.json
 	npm ci --prefix $(HARNESS) --no-audit --no-fund
+	touch $@
+
+$(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json $(INTEROP)/package.json
+	npm ci --prefix $(INTEROP) --no-audit --no-fund
 	touch $@

@@ -36,7 +36,9 @@ type Options struct {
 	Elicitation func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// ElicitURL declares URL-mode elicitation as well as form mode.
 	ElicitURL bool
-	// Roots answers roots/list; setting it declares the roots capability.
+	// Roots answers roots/list; setting it declares the roots capability
+	// (with listChanged in the session era). When the roots change, call
+	// RootsChanged.
 	Roots func(ctx context.Context) ([]mcp.Root, error)
 
 	// OnLog receives the server's log messages (notifications/message).
@@ -192,7 +194,9 @@ func (c *Client) Instructions() string {
 func (c *Client) Capabilities() mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
 	if c.opts.Roots != nil {
-		caps.Roots = &mcp.RootsCapability{}
+		// 2026-07-28 asks for roots within each request: nothing to
+		// announce.
+		caps.Roots = &mcp.RootsCapability{ListChanged: !c.Modern()}
 	}
 	if c.opts.Sampling != nil {
 		caps.Sampling = &mcp.SamplingCapability{}

@@ -152,6 +152,17 @@ func (c *Client) ListResourceTemplates(ctx context.Context, cursor string, opts 
 	return &res, nil
 }
 
+// ResourceTemplates iterates over every resource template of every page.
+func (c *Client) ResourceTemplates(ctx context.Context) iter.Seq2[mcp.ResourceTemplate, error] {
+	return pages(ctx, func(cursor string) ([]mcp.ResourceTemplate, string, error) {
+		r, err := c.ListResourceTemplates(ctx, cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		return r.ResourceTemplates, r.NextCursor, nil
+	})
+}
+
 // ReadResource reads a resource.
 func (c *Client) ReadResource(ctx context.Context, uri string, opts ...CallOption) (*mcp.ReadResourceResult, error) {
 	var res mcp.ReadResourceResult
