@@ -138,8 +138,13 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 
 // roundTrip sends one request with a fresh id and returns its result. A
 // 2026-07-28 request refused for its protocol version is sent again, once,
-// with a version from the server's list.
+// with a version from the server's list; a session-era request refused
+// because the server ended the session is sent again, once, in a new one.
+// A request the caller gives up on is cancelled at the server: by
+// closing its stream on 2026-07-28 Streamable HTTP, with
+// notifications/cancelled everywhere else.
 func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json.RawMessage, meta map[string]any) (json.RawMessage, error) {
+	renewed := false
 	for attempt := 0; ; attempt++ {
 		modern := c.Modern()
 		version := c.Version()
@@ -169,21 +174,33 @@ func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json
 			msg:    &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params},
 			header: c.header(method, body),
 		}
+		session := c.session.Load()
 		resp, err := c.conn.call(ctx, out)
-		if err != nil {
-			if ctx.Err() != nil && !modern && method != mcp.MethodInitialize {
+		if err != nil && ctx.Err() != nil {
+			if method != mcp.MethodInitialize && (!modern || !closesToCancel(c.conn)) {
 				c.cancelled(id, ctx.Err())
 			}
 			return nil, fmt.Errorf("mcp client: %s: %w", method, err)
 		}
-		if resp.Error != nil {
-			if modern && attempt == 0 && resp.Error.Code == jsonrpc.CodeUnsupportedVersion {
-				if v := c.retryVersion(supportedOf(resp.Error)); v != "" {
+		if err == nil && resp.Error != nil {
+			err = resp.Error
+		}
+		if err != nil {
+			var rpcErr *jsonrpc.Error
+			if modern && attempt == 0 && errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedVersion {
+				if v := c.retryVersion(supportedOf(rpcErr)); v != "" {
 					c.setVersion(v)
 					continue
 				}
 			}
-			return nil, fmt.Errorf("mcp client: %s: %w", method, resp.Error)
+			if !modern && !renewed && method != mcp.MethodInitialize && sessionEnded(err) {
+				renewed = true
+				if rerr := c.renew(ctx, session); rerr != nil {
+					return nil, fmt.Errorf("mcp client: %s: %w; starting a new session: %w", method, err, rerr)
+				}
+				continue
+			}
+			return nil, fmt.Errorf("mcp client: %s: %w", method, err)
 		}
 		return resp.Result, nil
 	}

@@ -78,6 +78,12 @@ type Client struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// session counts the sessions started (session era), so that one
+	// request renews a session the server ended, not each request that
+	// finds it gone.
+	session atomic.Uint64
+	renewMu sync.Mutex
+
 	mu           sync.Mutex
 	version      string
 	server       mcp.Implementation
@@ -109,7 +115,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	conn, err := t.open(ctx, c.receive)
 	if err != nil {
 		c.cancel()
-		return nil, err
+		return nil, fmt.Errorf("mcp client: %w", err)
 	}
 	c.conn = conn
 	if err := c.negotiate(ctx); err != nil {

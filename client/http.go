@@ -38,24 +38,40 @@ type HTTPTransport struct {
 // defaultRetry is the reconnection delay when the server gave none.
 const defaultRetry = time.Second
 
-// HTTPError is a response that carried no JSON-RPC message: its status
-// and the start of its body.
+// HTTPError is a response with an error status, or one that carried no
+// JSON-RPC message: its status, headers and the start of its body, and
+// the JSON-RPC error the body held, if any, which errors.As also finds.
+// A request refused for its session with 404 starts a new session first
+// (see Client); the error reaches the caller only if that fails too.
 type HTTPError struct {
 	Status int
 	Header http.Header
 	Body   string
+	// Err is the JSON-RPC error of the body, or nil.
+	Err *jsonrpc.Error
 }
 
 func (e *HTTPError) Error() string {
-	if e.Body == "" {
-		return fmt.Sprintf("mcp client: HTTP %d", e.Status)
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("HTTP %d: %v", e.Status, e.Err)
+	case e.Body == "":
+		return fmt.Sprintf("HTTP %d", e.Status)
 	}
-	return fmt.Sprintf("mcp client: HTTP %d: %s", e.Status, e.Body)
+	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Body)
+}
+
+// Unwrap returns the JSON-RPC error of the body, if any.
+func (e *HTTPError) Unwrap() error {
+	if e.Err == nil {
+		return nil
+	}
+	return e.Err
 }
 
 func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if t.URL == "" {
-		return nil, errors.New("mcp client: HTTPTransport needs a URL")
+		return nil, errors.New("HTTPTransport needs a URL")
 	}
 	hc := t.Client
 	if hc == nil {
@@ -65,7 +81,7 @@ func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if max <= 0 {
 		max = 5
 	}
-	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, pending: map[string]chan *jsonrpc.Message{}}, nil
+	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, pending: map[string]chan *jsonrpc.Message{}, renewed: make(chan struct{})}, nil
 }
 
 type httpConn struct {
@@ -75,10 +91,12 @@ type httpConn struct {
 	in            inbound
 	maxReconnects int
 
-	mu      sync.Mutex
-	pending map[string]chan *jsonrpc.Message // requests awaiting a response, by id
-	session string
-	version string // MCP-Protocol-Version of the last request, for GET and DELETE
+	mu       sync.Mutex
+	pending  map[string]chan *jsonrpc.Message // requests awaiting a response, by id
+	session  string
+	renewed  chan struct{} // closed, and replaced, when session changes
+	sessions bool          // whether the server ever gave a session
+	version  string        // MCP-Protocol-Version of the last request, for GET and DELETE
 }
 
 func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h http.Header) (*http.Request, error) {
@@ -88,7 +106,7 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	for k, vs := range c.header {
 		req.Header[k] = append([]string(nil), vs...)
@@ -118,20 +136,59 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h
 func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %s %s: %w", req.Method, req.URL.Redacted(), err)
+		return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err)
 	}
 	if id := res.Header.Get("Mcp-Session-Id"); id != "" {
-		c.mu.Lock()
-		c.session = id
-		c.mu.Unlock()
+		c.setSession(id)
 	}
 	return res, nil
+}
+
+// setSession records the session id the server gave, or "" for none.
+func (c *httpConn) setSession(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session != id {
+		c.session = id
+		c.sessions = c.sessions || id != ""
+		close(c.renewed)
+		c.renewed = make(chan struct{})
+	}
+}
+
+// ended handles a 404 to a request made in session sent: the server
+// ended or forgot the session, and the next initialize must go without
+// it (a renewal by another request may have replaced it already).
+func (c *httpConn) ended(sent string) {
+	c.mu.Lock()
+	current := c.session
+	c.mu.Unlock()
+	if sent != "" && current == sent {
+		c.setSession("")
+	}
+}
+
+// awaitSession waits until the connection has a session other than old.
+func (c *httpConn) awaitSession(ctx context.Context, old string) error {
+	for {
+		c.mu.Lock()
+		session, renewed := c.session, c.renewed
+		c.mu.Unlock()
+		if session != "" && session != old {
+			return nil
+		}
+		select {
+		case <-renewed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, error) {
 	body, err := json.Marshal(out.msg)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, body, out.header)
 	if err != nil {
@@ -152,6 +209,9 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 		return nil, err
 	}
 	defer res.Body.Close()
+	if res.StatusCode == http.StatusNotFound {
+		c.ended(req.Header.Get("Mcp-Session-Id"))
+	}
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream" && res.StatusCode/100 == 2:
@@ -159,11 +219,14 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	case mt == "application/json":
 		data, err := io.ReadAll(io.LimitReader(res.Body, maxMessage))
 		if err != nil {
-			return nil, fmt.Errorf("mcp client: reading the response: %w", err)
+			return nil, fmt.Errorf("reading the response: %w", err)
 		}
 		var m jsonrpc.Message
 		if err := json.Unmarshal(data, &m); err != nil || (m.Result == nil && m.Error == nil) {
 			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+		}
+		if res.StatusCode/100 != 2 && m.Error != nil {
+			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data), Err: m.Error}
 		}
 		return &m, nil
 	}
@@ -220,10 +283,10 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 			if err == nil || errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("mcp client: the stream ended before the response: %w", err)
+			return nil, fmt.Errorf("the stream ended before the response: %w", err)
 		}
 		if attempt++; attempt > c.maxReconnects {
-			return nil, fmt.Errorf("mcp client: gave up resuming the stream after %d attempts", c.maxReconnects)
+			return nil, fmt.Errorf("gave up resuming the stream after %d attempts", c.maxReconnects)
 		}
 		select {
 		case <-time.After(retry):
@@ -323,7 +386,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 	body, err := json.Marshal(out.msg)
 	if err != nil {
-		return fmt.Errorf("mcp client: %w", err)
+		return err
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, body, out.header)
 	if err != nil {
@@ -344,11 +407,23 @@ func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 // listen holds the session's GET stream open until ctx ends, passing on
 // what the server sends and resuming after drops; open is called once the
 // first attempt is answered. A server that offers no stream (405) ends it
-// quietly.
+// quietly; one that ended the session (404) gets a stream in the next
+// session, once a request has started it.
 func (c *httpConn) listen(ctx context.Context, open func()) error {
 	var last string
 	retry := defaultRetry
 	for ctx.Err() == nil {
+		c.mu.Lock()
+		session, ended := c.session, c.sessions && c.session == ""
+		c.mu.Unlock()
+		if ended {
+			// A request found the session gone: wait for the next one.
+			if err := c.awaitSession(ctx, ""); err != nil {
+				return nil
+			}
+			last = ""
+			continue
+		}
 		res, err := c.get(ctx, last)
 		if open != nil {
 			open()
@@ -357,8 +432,14 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 		if err != nil {
 			var he *HTTPError
 			if errors.As(err, &he) {
-				if he.Status == http.StatusMethodNotAllowed {
+				switch he.Status {
+				case http.StatusMethodNotAllowed:
 					return nil
+				case http.StatusNotFound:
+					if session != "" {
+						c.ended(session)
+						continue
+					}
 				}
 				return err
 			}

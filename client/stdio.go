@@ -35,18 +35,18 @@ const maxLine = 64 << 20
 
 func (t *CommandTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if t.Cmd == nil {
-		return nil, errors.New("mcp client: CommandTransport needs a Cmd")
+		return nil, errors.New("CommandTransport needs a Cmd")
 	}
 	stdin, err := t.Cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	stdout, err := t.Cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	if err := t.Cmd.Start(); err != nil {
-		return nil, fmt.Errorf("mcp client: starting %s: %w", t.Cmd.Path, err)
+		return nil, fmt.Errorf("starting %s: %w", t.Cmd.Path, err)
 	}
 	wait := t.WaitDelay
 	if wait <= 0 {
@@ -98,7 +98,7 @@ func (c *stdioConn) read(r io.Reader) {
 		err = io.EOF
 	}
 	c.mu.Lock()
-	c.err = fmt.Errorf("mcp client: the server's output ended: %w", err)
+	c.err = fmt.Errorf("the server's output ended: %w", err)
 	c.mu.Unlock()
 	close(c.done)
 }
@@ -106,13 +106,13 @@ func (c *stdioConn) read(r io.Reader) {
 func (c *stdioConn) write(m *jsonrpc.Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("mcp client: %w", err)
+		return err
 	}
 	b = append(b, '\n')
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if _, err := c.stdin.Write(b); err != nil {
-		return fmt.Errorf("mcp client: writing to the server: %w", err)
+		return fmt.Errorf("writing to the server: %w", err)
 	}
 	return nil
 }
