@@ -22,6 +22,8 @@ type callOptions struct {
 	progress func(mcp.ProgressParams)
 	meta     map[string]any
 	keepTask bool
+	asTask   bool // the caller asks for a task where the tool allows one
+	task     bool // the request is made a task (CallTool decides)
 }
 
 // WithProgress asks the server for progress notifications on this
@@ -36,6 +38,14 @@ func WithProgress(fn func(mcp.ProgressParams)) CallOption {
 // CancelTask.
 func KeepTask() CallOption {
 	return func(o *callOptions) { o.keepTask = true }
+}
+
+// AsTask asks CallTool to run a tool whose execution.taskSupport is
+// "optional" as a task, and follow the task to its end: for work that
+// may outlast a connection. Tools that require a task get one without
+// it; tools that allow none are called plainly.
+func AsTask() CallOption {
+	return func(o *callOptions) { o.asTask = true }
 }
 
 // WithMeta adds entries to the request's _meta.
@@ -77,6 +87,14 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 	if raw, ok := p["_meta"]; ok {
 		if err := json.Unmarshal(raw, &meta); err != nil {
 			return fmt.Errorf("mcp client: %s _meta: %w", method, err)
+		}
+	}
+	if o != nil && o.task {
+		if c.Modern() {
+			// A task is asked for by declaring the tasks extension.
+			meta[mcp.MetaClientCapabilities] = c.capabilities(true)
+		} else {
+			p["task"] = json.RawMessage("{}")
 		}
 	}
 	if o != nil {
@@ -121,8 +139,15 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 			}
 			continue
 		}
-		if c.Modern() && c.opts.Tasks && ir.ResultType == mcp.ResultTask && !isTaskMethod(method) && (o == nil || !o.keepTask) {
+		follow := o == nil || !o.keepTask
+		switch {
+		case !follow:
+		case c.Modern() && (c.opts.Tasks || o != nil && o.task) && ir.ResultType == mcp.ResultTask && !isTaskMethod(method):
 			if raw, err = c.awaitTask(ctx, method, raw); err != nil {
+				return err
+			}
+		case !c.Modern() && o != nil && o.task:
+			if raw, err = c.awaitSessionTask(ctx, method, raw); err != nil {
 				return err
 			}
 		}
@@ -152,7 +177,12 @@ func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json
 		if modern {
 			m[mcp.MetaProtocolVersion] = version
 			m[mcp.MetaClientInfo] = c.opts.Info
-			m[mcp.MetaClientCapabilities] = c.Capabilities()
+			if _, ok := m[mcp.MetaClientCapabilities]; !ok {
+				// A task's own requests declare the extension that made
+				// it, whether the client declares it for everything or
+				// not.
+				m[mcp.MetaClientCapabilities] = c.capabilities(c.opts.Tasks || isTaskMethod(method))
+			}
 			if c.opts.LogLevel != "" {
 				m[mcp.MetaLogLevel] = c.opts.LogLevel
 			}

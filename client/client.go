@@ -51,12 +51,17 @@ type Options struct {
 	// the session's GET stream, where such notifications arrive.
 	OnNotification func(method string, params json.RawMessage)
 
-	// Tasks declares the tasks extension (SEP-2663) in 2026-07-28
-	// requests. A request the server makes a task of is then followed to
-	// its end: tasks/get at the server's poll interval, input requests
-	// answered by the handlers above through tasks/update, tasks/cancel
-	// when the caller's context ends. GetTask, UpdateTask and CancelTask
-	// drive tasks by hand.
+	// Tasks declares tasks. In 2026-07-28 requests it declares the tasks
+	// extension (SEP-2663): a request the server makes a task of is then
+	// followed to its end (tasks/get at the server's poll interval, input
+	// requests answered by the handlers above through tasks/update,
+	// tasks/cancel when the caller's context ends). In a session of
+	// 2025-11-25 it declares that the client runs the server's sampling
+	// and elicitation requests as tasks when the server asks: the answer
+	// is a task at once, which the server polls (tasks/get, tasks/result,
+	// tasks/list, tasks/cancel). A tool whose execution.taskSupport is
+	// "required" runs as a task either way (see CallTool). GetTask,
+	// UpdateTask and CancelTask drive tasks by hand.
 	Tasks bool
 
 	// MaxInputRounds bounds the input_required rounds of one request;
@@ -91,6 +96,8 @@ type Client struct {
 	instructions string
 	headers      map[string]paramHeaders // per tool, from the last tools/list
 	outputs      map[string]*outputSchema
+	taskSupport  map[string]string      // per tool, from the last tools/list
+	running      map[string]*serverTask // tasks run for the server, by id
 	progress     map[string]func(mcp.ProgressParams)
 	closed       bool
 }
@@ -98,7 +105,7 @@ type Client struct {
 // Connect opens the transport and agrees on a protocol revision with the
 // server. Close the client when done.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
-	c := &Client{headers: map[string]paramHeaders{}, progress: map[string]func(mcp.ProgressParams){}}
+	c := &Client{headers: map[string]paramHeaders{}, progress: map[string]func(mcp.ProgressParams){}, taskSupport: map[string]string{}, running: map[string]*serverTask{}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -197,7 +204,10 @@ func (c *Client) Instructions() string {
 }
 
 // Capabilities is what the client declares, from the handlers set.
-func (c *Client) Capabilities() mcp.ClientCapabilities {
+func (c *Client) Capabilities() mcp.ClientCapabilities { return c.capabilities(c.opts.Tasks) }
+
+// capabilities is what the client declares, with tasks or without.
+func (c *Client) capabilities(tasks bool) mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
 	if c.opts.Roots != nil {
 		// 2026-07-28 asks for roots within each request: nothing to
@@ -213,8 +223,12 @@ func (c *Client) Capabilities() mcp.ClientCapabilities {
 			caps.Elicitation.URL = &struct{}{}
 		}
 	}
-	if c.opts.Tasks {
-		caps.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}
+	if tasks {
+		if c.Modern() {
+			caps.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}
+		} else {
+			caps.Tasks = c.sessionTasks()
+		}
 	}
 	return caps
 }
