@@ -2,7 +2,6 @@ package interop
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -56,10 +55,7 @@ func TestServerAskedTasks(t *testing.T) {
 	cl := connect(t, stdio(t, nil, everything, "stdio"), &client.Options{
 		Tasks: true,
 		Sampling: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			var in struct{ Text string }
-			_ = json.Unmarshal(p.Messages[0].Content, &in)
-			out, _ := json.Marshal(map[string]string{"type": "text", "text": "sampled: " + in.Text})
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "interop-model", Content: out}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "interop-model", Content: mcp.SamplingContent{mcp.Text("sampled: " + p.Messages[0].Content.Text())}}, nil
 		},
 		Elicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "favoriteColor": "green"}}, nil
@@ -84,5 +80,28 @@ func TestServerAskedTasks(t *testing.T) {
 	res, err := cl.CallTool(c, "trigger-elicitation-request-async", nil)
 	if got := textOf(t)(res, err); got != "[COMPLETED] User provided the requested information!" || !strings.Contains(res.Content[1].(*mcp.TextContent).Text, "- Name: Ada") {
 		t.Errorf("elicitation as a task: %q %+v", got, res.Content)
+	}
+}
+
+// TestSamplingTyped: server-everything's sampling request reaches the
+// handler as typed content, and the typed answer reaches the server.
+func TestSamplingTyped(t *testing.T) {
+	c := ctx(t)
+	var asked mcp.Content
+	cl := connect(t, stdio(t, nil, everything, "stdio"), &client.Options{
+		Sampling: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			asked = p.Messages[0].Content[0]
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "interop-model", Content: mcp.SamplingContent{mcp.Text("typed answer")}}, nil
+		},
+	})
+	if _, err := cl.ListTools(c, ""); err != nil {
+		t.Fatal(err)
+	}
+	got := textOf(t)(cl.CallTool(c, "trigger-sampling-request", map[string]any{"prompt": "hello"}))
+	if tc, ok := asked.(*mcp.TextContent); !ok || tc.Text != "Resource trigger-sampling-request context: hello" {
+		t.Errorf("the handler got %#v", asked)
+	}
+	if !strings.Contains(got, `"text": "typed answer"`) {
+		t.Errorf("the server got %q", got)
 	}
 }
