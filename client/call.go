@@ -274,28 +274,10 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 // header returns the HTTP headers of a message: the protocol version
 // once known, and in 2026-07-28 Mcp-Method, Mcp-Name and Mcp-Param-*.
 func (c *Client) header(method string, params map[string]json.RawMessage) http.Header {
-	h := http.Header{}
-	if method == mcp.MethodInitialize {
-		return h
-	}
-	h.Set("MCP-Protocol-Version", c.Version())
-	if !c.Modern() {
-		return h
-	}
-	h.Set("Mcp-Method", method)
-	var name string
-	switch method {
-	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+	h := messageHeader(c.Version(), method, params)
+	if method == mcp.MethodToolsCall && c.Modern() {
+		var name string
 		_ = json.Unmarshal(params["name"], &name)
-	case mcp.MethodResourcesRead:
-		_ = json.Unmarshal(params["uri"], &name)
-	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
-		_ = json.Unmarshal(params["taskId"], &name)
-	}
-	if name != "" {
-		h.Set("Mcp-Name", encodeHeaderValue(name))
-	}
-	if method == mcp.MethodToolsCall {
 		c.mu.Lock()
 		ph := c.headers[name]
 		c.mu.Unlock()

@@ -119,7 +119,7 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		return nil, fmt.Errorf("mcp client: unknown protocol version %q", v)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	conn, err := t.open(ctx, c.receive)
+	conn, err := openConn(ctx, t, c.receive)
 	if err != nil {
 		c.cancel()
 		return nil, fmt.Errorf("mcp client: %w", err)

@@ -234,9 +234,6 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
 }
 
-// maxMessage bounds one JSON answer.
-const maxMessage = 64 << 20
-
 func snippet(b []byte) string {
 	b = bytes.TrimSpace(b)
 	if len(b) > 200 {
