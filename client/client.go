@@ -64,6 +64,11 @@ type Options struct {
 	// UpdateTask and CancelTask drive tasks by hand.
 	Tasks bool
 
+	// JSONText has CallToolInto read the text content of a result that
+	// carries no structuredContent as its structured content, when that
+	// text is JSON: for servers that answer JSON as text.
+	JSONText bool
+
 	// MaxInputRounds bounds the input_required rounds of one request;
 	// default 8.
 	MaxInputRounds int
