@@ -37,7 +37,8 @@ type Config struct {
 	Clients map[string]Client
 
 	// OfflineAccess asks for the offline_access scope, and so for refresh
-	// tokens, from authorization servers that list it.
+	// tokens, from authorization servers that list it, with
+	// prompt=consent, without which OpenID providers drop the scope.
 	OfflineAccess bool
 	// MaxStepUps bounds the re-authorizations for more scope (403
 	// insufficient_scope) of one request; default 2.
@@ -488,6 +489,11 @@ func (t *Transport) authorizationCode(ctx context.Context, r *Request, client *C
 	}
 	if len(r.Scopes) > 0 {
 		q.Set("scope", strings.Join(r.Scopes, " "))
+	}
+	if slices.Contains(r.Scopes, "offline_access") {
+		// OpenID Connect Core §11: offline_access is ignored unless the
+		// request asks for consent; OAuth servers ignore the parameter.
+		q.Set("prompt", "consent")
 	}
 	sep := "?"
 	if strings.Contains(meta.AuthorizationEndpoint, "?") {

@@ -12,6 +12,15 @@
 //                                      caller's session as an idle timeout
 //                                      would, so that the SDK answers its
 //                                      next request 404 Session not found.
+//   node servers.mjs oidc              node-oidc-provider as the
+//                                      authorization server of MCP
+//                                      servers on loopback: dynamic
+//                                      registration, resource indicators
+//                                      with JWT access tokens (scope
+//                                      "mcp"), and a user who logs in and
+//                                      consents at once; it issues refresh
+//                                      tokens for offline_access the
+//                                      OpenID Connect way only.
 //
 // HTTP servers listen on 127.0.0.1 on a port of the system's choosing and
 // print "listening <port>" on stderr once they accept connections.
@@ -97,7 +106,62 @@ async function sessionHTTP() {
   server.listen(0, '127.0.0.1', () => console.error(`listening ${server.address().port}`));
 }
 
-const servers = { 'v2-stdio': v2Stdio, 'session-http': sessionHTTP };
+async function oidc() {
+  const { default: Provider } = await import('oidc-provider');
+  const server = http.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const issuer = `http://127.0.0.1:${server.address().port}`;
+  const loopback = (uri) => { try { return new URL(uri).hostname === '127.0.0.1'; } catch { return false; } };
+  const provider = new Provider(issuer, {
+    scopes: ['openid', 'offline_access', 'mcp'],
+    features: {
+      devInteractions: { enabled: false },
+      registration: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: (_ctx, _client, oneOf) => oneOf,
+        useGrantedResource: () => true,
+        getResourceServerInfo: (_ctx, resource) => {
+          if (!loopback(resource)) throw new Error(`unknown resource ${resource}`);
+          return { scope: 'mcp', audience: resource, accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } };
+        },
+      },
+    },
+    interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+    cookies: { keys: ['interop-cookie-key'] },
+  });
+  // The user: logs in as alice and grants what the client asks for.
+  const interact = async (req, res) => {
+    const details = await provider.interactionDetails(req, res);
+    if (details.prompt.name === 'login') {
+      await provider.interactionFinished(req, res, { login: { accountId: 'alice' } }, { mergeWithLastSubmission: false });
+      return;
+    }
+    const grant = details.grantId
+      ? await provider.Grant.find(details.grantId)
+      : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+    const missing = details.prompt.details;
+    if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+    for (const [indicator, scopes] of Object.entries(missing.missingResourceScopes ?? {})) {
+      grant.addResourceScope(indicator, scopes.join(' '));
+    }
+    await provider.interactionFinished(req, res, { consent: { grantId: await grant.save() } }, { mergeWithLastSubmission: true });
+  };
+  const callback = provider.callback();
+  server.on('request', (req, res) => {
+    if (req.url.startsWith('/interaction/')) {
+      interact(req, res).catch((err) => {
+        console.error(err);
+        res.writeHead(500).end(String(err));
+      });
+      return;
+    }
+    callback(req, res);
+  });
+  console.error(`listening ${server.address().port}`);
+}
+
+const servers = { 'v2-stdio': v2Stdio, 'session-http': sessionHTTP, oidc };
 if (!servers[kind]) {
   console.error(`usage: node servers.mjs ${Object.keys(servers).join('|')}`);
   process.exit(2);
