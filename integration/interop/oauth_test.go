@@ -6,9 +6,11 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
@@ -109,5 +111,62 @@ func TestOIDCOfflineAccess(t *testing.T) {
 	}
 	if tok := tr.Token(resource); tok == nil || tok.RefreshToken == "" || u.count.Load() != 1 {
 		t.Errorf("after %d authorizations: no refresh token", u.count.Load())
+	}
+}
+
+// counting counts the client registrations an HTTP client makes.
+type counting struct{ registrations atomic.Int32 }
+
+func (c *counting) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodPost && strings.HasSuffix(req.URL.Path, "/reg") {
+		c.registrations.Add(1)
+	}
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+// TestTokenStore: a command-line tool keeps its token and registration
+// in a FileStore. The next run uses them without asking the user or
+// registering again, and once the token has expired it is refreshed with
+// node-oidc-provider's refresh token.
+func TestTokenStore(t *testing.T) {
+	c := ctx(t)
+	as := serve(t, nil, ours, "oidc")
+	issuer := "http://127.0.0.1:" + as.Port
+	resource := protected(t, issuer)
+	store := oauth.NewFileStore(filepath.Join(t.TempDir(), "tool", "auth.json"))
+	reg := &counting{}
+	u := newUser(t)
+	run := func() string {
+		t.Helper()
+		tr, err := oauth.New(oauth.Config{Redirect: u, RedirectURL: redirectURL, OfflineAccess: true, Store: store, HTTPClient: &http.Client{Transport: reg}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hc := &http.Client{Transport: tr}
+		defer hc.CloseIdleConnections()
+		cl, err := client.Connect(c, &client.HTTPTransport{URL: resource, Client: hc}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close(context.Background())
+		if got := textOf(t)(cl.CallTool(c, "whoami", nil)); got != "alice" {
+			t.Errorf("whoami: %q", got)
+		}
+		return tr.Token(resource).AccessToken
+	}
+	first := run()
+	if second := run(); second != first || u.count.Load() != 1 || reg.registrations.Load() != 1 {
+		t.Errorf("the second run: same token %v, %d authorizations, %d registrations", second == first, u.count.Load(), reg.registrations.Load())
+	}
+	tok, err := store.LoadToken(c, issuer, resource)
+	if err != nil || tok == nil || tok.RefreshToken == "" {
+		t.Fatalf("the stored token: refresh token %v, %v", tok != nil && tok.RefreshToken != "", err)
+	}
+	tok.Expiry = time.Now().Add(-time.Minute)
+	if err := store.SaveToken(c, issuer, resource, tok); err != nil {
+		t.Fatal(err)
+	}
+	if third := run(); third == first || u.count.Load() != 1 || reg.registrations.Load() != 1 {
+		t.Errorf("the run after the expiry: a new token %v, %d authorizations, %d registrations", third != first, u.count.Load(), reg.registrations.Load())
 	}
 }
