@@ -6,17 +6,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/client/host"
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// newHost connects a Host to server-everything and server-filesystem (a
-// server with tools only), both over stdio.
+// newHost connects a Host to server-everything over Streamable HTTP, and
+// over stdio to server-filesystem and a TypeScript SDK v2 server, which
+// speaks 2026-07-28; both have tools only.
 func newHost(t *testing.T, opts *host.Options) *host.Host {
 	t.Helper()
+	srv := serve(t, []string{"PORT=" + freePort(t)}, everything, "streamableHttp")
 	h, err := host.New(ctx(t), []host.Server{
-		{Name: "everything", Transport: stdio(t, nil, everything, "stdio")},
+		{Name: "everything", Transport: &client.HTTPTransport{URL: srv.URL()}},
 		{Name: "fs", Transport: stdio(t, nil, filesystem, t.TempDir())},
+		{Name: "ts", Transport: stdio(t, nil, ours, "v2-stdio")},
 	}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -25,14 +29,20 @@ func newHost(t *testing.T, opts *host.Options) *host.Host {
 	return h
 }
 
-// TestHostFollowsCapabilities: server-filesystem declares tools only, so
-// the Host must not ask it for resources or prompts; the lists are those
-// of server-everything, and reads go there.
+// TestHostFollowsCapabilities: server-filesystem and the TypeScript
+// server declare tools only, so the Host must not ask them for resources
+// or prompts, in either era; the lists are those of server-everything,
+// and reads go there.
 func TestHostFollowsCapabilities(t *testing.T) {
 	c := ctx(t)
 	h := newHost(t, nil)
-	if caps := h.Client("fs").ServerCapabilities(); caps.Resources != nil || caps.Prompts != nil {
-		t.Fatalf("server-filesystem now declares %+v: the test needs a server without resources and prompts", caps)
+	for _, name := range []string{"fs", "ts"} {
+		if caps := h.Client(name).ServerCapabilities(); caps.Resources != nil || caps.Prompts != nil {
+			t.Fatalf("%s now declares %+v: the test needs a server without resources and prompts", name, caps)
+		}
+	}
+	if v := h.Client("ts").Version(); v != mcp.Version20260728 {
+		t.Fatalf("the TypeScript server speaks %s, want 2026-07-28", v)
 	}
 	tools, err := h.Tools(c)
 	if err != nil {
@@ -46,7 +56,7 @@ func TestHostFollowsCapabilities(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Resources: %v", err)
 	}
-	if len(resources) == 0 || slices.ContainsFunc(resources, func(r mcp.Resource) bool { return strings.HasPrefix(r.Name, "fs.") }) {
+	if len(resources) == 0 || slices.ContainsFunc(resources, func(r mcp.Resource) bool { return !strings.HasPrefix(r.Name, "everything.") }) {
 		t.Errorf("resources: %+v", resources)
 	}
 	prompts, err := h.Prompts(c)
