@@ -49,6 +49,8 @@ type HTTPError struct {
 	Body   string
 	// Err is the JSON-RPC error of the body, or nil.
 	Err *jsonrpc.Error
+
+	session string // the Mcp-Session-Id the request carried
 }
 
 func (e *HTTPError) Error() string {
@@ -209,8 +211,9 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 		return nil, err
 	}
 	defer res.Body.Close()
+	sent := req.Header.Get("Mcp-Session-Id")
 	if res.StatusCode == http.StatusNotFound {
-		c.ended(req.Header.Get("Mcp-Session-Id"))
+		c.ended(sent)
 	}
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	switch {
@@ -223,15 +226,15 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 		}
 		var m jsonrpc.Message
 		if err := json.Unmarshal(data, &m); err != nil || (m.Result == nil && m.Error == nil) {
-			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data), session: sent}
 		}
 		if res.StatusCode/100 != 2 && m.Error != nil {
-			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data), Err: m.Error}
+			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data), Err: m.Error, session: sent}
 		}
 		return &m, nil
 	}
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-	return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+	return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data), session: sent}
 }
 
 func snippet(b []byte) string {

@@ -7,11 +7,12 @@ import (
 )
 
 // sessionEnded reports whether err is the server's 404 to a request in a
-// session: the server ended or forgot the session, and the specification
-// says the client MUST start a new one.
+// session (one that carried Mcp-Session-Id): the server ended or forgot
+// the session, and the specification says the client MUST start a new
+// one.
 func sessionEnded(err error) bool {
 	var he *HTTPError
-	return errors.As(err, &he) && he.Status == http.StatusNotFound
+	return errors.As(err, &he) && he.Status == http.StatusNotFound && he.session != ""
 }
 
 // renew starts a new session in place of the one the server ended (its
