@@ -138,7 +138,7 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h
 func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err)
+		return nil, err // a *url.Error: the method, the URL without password, why
 	}
 	if id := res.Header.Get("Mcp-Session-Id"); id != "" {
 		c.setSession(id)

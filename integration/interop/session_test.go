@@ -97,7 +97,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	srv.stop()
 	_, err = cl.CallTool(c, "echo", map[string]string{"message": "hi"})
-	if err == nil || strings.Count(err.Error(), "mcp client") != 1 || !strings.Contains(err.Error(), "tools/call") {
+	if err == nil || strings.Count(err.Error(), "mcp client") != 1 || strings.Count(err.Error(), srv.URL()) != 1 || !strings.Contains(err.Error(), "tools/call") {
 		t.Errorf("a call to a server that is gone: %v", err)
 	}
 }
