@@ -6,6 +6,10 @@ HARNESS := integration/conformance
 # AppBridge, the TypeScript MCP client and esbuild, which bundles the test
 # host when the test runs.
 APPS_HARNESS := integration/apps
+# The npm harness pinning the real servers the client is tested against
+# (integration/interop): the reference servers, the TypeScript SDKs and
+# node-oidc-provider, on the same Node.
+INTEROP := integration/interop
 
 # The fuzz targets `make fuzz` runs, as package:Target; add new ones here.
 FUZZ := \
@@ -41,7 +45,7 @@ check:
 	go run $(STATICCHECK) ./...
 	go test -short -count=1 ./...
 
-test: $(HARNESS)/node_modules/.package-lock.json $(APPS_HARNESS)/node_modules/.package-lock.json
+test: $(HARNESS)/node_modules/.package-lock.json $(APPS_HARNESS)/node_modules/.package-lock.json $(INTEROP)/node_modules/.package-lock.json
 	go vet ./...
 	go test -race -count=1 -timeout 15m ./...
 	go test -count=1 -run '^TestSessionMemory$$' -v ./integration/
@@ -102,4 +106,8 @@ $(HARNESS)/node_modules/.package-lock.json: $(HARNESS)/package-lock.json $(HARNE
 
 $(APPS_HARNESS)/node_modules/.package-lock.json: $(APPS_HARNESS)/package-lock.json $(APPS_HARNESS)/package.json
 	npm ci --prefix $(APPS_HARNESS) --no-audit --no-fund
+	touch $@
+
+$(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json $(INTEROP)/package.json
+	npm ci --prefix $(INTEROP) --no-audit --no-fund
 	touch $@

@@ -37,7 +37,9 @@ type Options struct {
 	Elicitation func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// ElicitURL declares URL-mode elicitation as well as form mode.
 	ElicitURL bool
-	// Roots answers roots/list; setting it declares the roots capability.
+	// Roots answers roots/list; setting it declares the roots capability
+	// (with listChanged in the session era). When the roots change, call
+	// RootsChanged.
 	Roots func(ctx context.Context) ([]mcp.Root, error)
 
 	// OnLog receives the server's log messages (notifications/message).
@@ -50,12 +52,17 @@ type Options struct {
 	// the session's GET stream, where such notifications arrive.
 	OnNotification func(method string, params json.RawMessage)
 
-	// Tasks declares the tasks extension (SEP-2663) in 2026-07-28
-	// requests. A request the server makes a task of is then followed to
-	// its end: tasks/get at the server's poll interval, input requests
-	// answered by the handlers above through tasks/update, tasks/cancel
-	// when the caller's context ends. GetTask, UpdateTask and CancelTask
-	// drive tasks by hand.
+	// Tasks declares tasks. In 2026-07-28 requests it declares the tasks
+	// extension (SEP-2663): a request the server makes a task of is then
+	// followed to its end (tasks/get at the server's poll interval, input
+	// requests answered by the handlers above through tasks/update,
+	// tasks/cancel when the caller's context ends). In a session of
+	// 2025-11-25 it declares that the client runs the server's sampling
+	// and elicitation requests as tasks when the server asks: the answer
+	// is a task at once, which the server polls (tasks/get, tasks/result,
+	// tasks/list, tasks/cancel). A tool whose execution.taskSupport is
+	// "required" runs as a task either way (see CallTool). GetTask,
+	// UpdateTask and CancelTask drive tasks by hand.
 	Tasks bool
 	// UI declares the MCP Apps extension (io.modelcontextprotocol/ui) with
 	// the MIME type text/html;profile=mcp-app: this client renders the UI
@@ -64,6 +71,11 @@ type Options struct {
 	// Extensions declares further extensions, by identifier, with their
 	// settings (JSON objects; {} for none).
 	Extensions map[string]json.RawMessage
+
+	// JSONText has CallToolInto read the text content of a result that
+	// carries no structuredContent as its structured content, when that
+	// text is JSON: for servers that answer JSON as text.
+	JSONText bool
 
 	// MaxInputRounds bounds the input_required rounds of one request;
 	// default 8.
@@ -84,6 +96,12 @@ type Client struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// session counts the sessions started (session era), so that one
+	// request renews a session the server ended, not each request that
+	// finds it gone.
+	session atomic.Uint64
+	renewMu sync.Mutex
+
 	mu           sync.Mutex
 	version      string
 	server       mcp.Implementation
@@ -91,6 +109,8 @@ type Client struct {
 	instructions string
 	headers      map[string]paramHeaders // per tool, from the last tools/list
 	outputs      map[string]*outputSchema
+	taskSupport  map[string]string      // per tool, from the last tools/list
+	running      map[string]*serverTask // tasks run for the server, by id
 	progress     map[string]func(mcp.ProgressParams)
 	closed       bool
 }
@@ -98,7 +118,7 @@ type Client struct {
 // Connect opens the transport and agrees on a protocol revision with the
 // server. Close the client when done.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
-	c := &Client{headers: map[string]paramHeaders{}, progress: map[string]func(mcp.ProgressParams){}}
+	c := &Client{headers: map[string]paramHeaders{}, progress: map[string]func(mcp.ProgressParams){}, taskSupport: map[string]string{}, running: map[string]*serverTask{}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -112,10 +132,10 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 		return nil, fmt.Errorf("mcp client: unknown protocol version %q", v)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	conn, err := t.open(ctx, c.receive)
+	conn, err := openConn(ctx, t, c.receive)
 	if err != nil {
 		c.cancel()
-		return nil, err
+		return nil, fmt.Errorf("mcp client: %w", err)
 	}
 	c.conn = conn
 	if err := c.negotiate(ctx); err != nil {
@@ -197,10 +217,15 @@ func (c *Client) Instructions() string {
 }
 
 // Capabilities is what the client declares, from the handlers set.
-func (c *Client) Capabilities() mcp.ClientCapabilities {
+func (c *Client) Capabilities() mcp.ClientCapabilities { return c.capabilities(c.opts.Tasks) }
+
+// capabilities is what the client declares, with tasks or without.
+func (c *Client) capabilities(tasks bool) mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
 	if c.opts.Roots != nil {
-		caps.Roots = &mcp.RootsCapability{}
+		// 2026-07-28 asks for roots within each request: nothing to
+		// announce.
+		caps.Roots = &mcp.RootsCapability{ListChanged: !c.Stateless()}
 	}
 	if c.opts.Sampling != nil {
 		caps.Sampling = &mcp.SamplingCapability{}
@@ -211,14 +236,18 @@ func (c *Client) Capabilities() mcp.ClientCapabilities {
 			caps.Elicitation.URL = &struct{}{}
 		}
 	}
-	if c.opts.Tasks || c.opts.UI || len(c.opts.Extensions) > 0 {
+	if c.opts.UI || len(c.opts.Extensions) > 0 || (tasks && c.Stateless()) {
 		caps.Extensions = maps.Clone(c.opts.Extensions)
 		if caps.Extensions == nil {
 			caps.Extensions = map[string]json.RawMessage{}
 		}
 	}
-	if c.opts.Tasks {
-		caps.Extensions[mcp.ExtensionTasks] = json.RawMessage("{}")
+	if tasks {
+		if c.Stateless() {
+			caps.Extensions[mcp.ExtensionTasks] = json.RawMessage("{}")
+		} else {
+			caps.Tasks = c.sessionTasks()
+		}
 	}
 	if c.opts.UI {
 		caps.Extensions[mcp.ExtensionUI] = uiCapability

@@ -39,9 +39,31 @@ type HTTPTransport struct {
 // defaultRetry is the reconnection delay when the server gave none.
 const defaultRetry = time.Second
 
+// sessionError is an HTTP error to a request that carried a session id:
+// a 404 of this kind means the server ended or forgot the session.
+type sessionError struct {
+	*mcp.HTTPError
+	session string // the Mcp-Session-Id the request carried
+}
+
+func (e *sessionError) Unwrap() error { return e.HTTPError }
+
+// httpError is the error of a response with status, header and body data,
+// to a request that carried the session id sent ("" for none).
+func httpError(res *http.Response, data []byte, rpc *jsonrpc.Error, sent string) error {
+	he := &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
+	if rpc != nil {
+		he.Err = rpc
+	}
+	if sent == "" {
+		return he
+	}
+	return &sessionError{HTTPError: he, session: sent}
+}
+
 func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if t.URL == "" {
-		return nil, errors.New("mcp client: HTTPTransport needs a URL")
+		return nil, errors.New("HTTPTransport needs a URL")
 	}
 	hc := t.Client
 	if hc == nil {
@@ -51,7 +73,7 @@ func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if max <= 0 {
 		max = 5
 	}
-	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, pending: map[string]chan *jsonrpc.Message{}}, nil
+	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, pending: map[string]chan *jsonrpc.Message{}, renewed: make(chan struct{})}, nil
 }
 
 type httpConn struct {
@@ -61,10 +83,12 @@ type httpConn struct {
 	in            inbound
 	maxReconnects int
 
-	mu      sync.Mutex
-	pending map[string]chan *jsonrpc.Message // requests awaiting a response, by id
-	session string
-	version string // MCP-Protocol-Version of the last request, for GET and DELETE
+	mu       sync.Mutex
+	pending  map[string]chan *jsonrpc.Message // requests awaiting a response, by id
+	session  string
+	renewed  chan struct{} // closed, and replaced, when session changes
+	sessions bool          // whether the server ever gave a session
+	version  string        // MCP-Protocol-Version of the last request, for GET and DELETE
 }
 
 func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h http.Header) (*http.Request, error) {
@@ -74,7 +98,7 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	for k, vs := range c.header {
 		req.Header[k] = append([]string(nil), vs...)
@@ -104,20 +128,59 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h
 func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %s %s: %w", req.Method, req.URL.Redacted(), err)
+		return nil, err // a *url.Error: the method, the URL without password, why
 	}
 	if id := res.Header.Get("Mcp-Session-Id"); id != "" {
-		c.mu.Lock()
-		c.session = id
-		c.mu.Unlock()
+		c.setSession(id)
 	}
 	return res, nil
+}
+
+// setSession records the session id the server gave, or "" for none.
+func (c *httpConn) setSession(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session != id {
+		c.session = id
+		c.sessions = c.sessions || id != ""
+		close(c.renewed)
+		c.renewed = make(chan struct{})
+	}
+}
+
+// ended handles a 404 to a request made in session sent: the server
+// ended or forgot the session, and the next initialize must go without
+// it (a renewal by another request may have replaced it already).
+func (c *httpConn) ended(sent string) {
+	c.mu.Lock()
+	current := c.session
+	c.mu.Unlock()
+	if sent != "" && current == sent {
+		c.setSession("")
+	}
+}
+
+// awaitSession waits until the connection has a session other than old.
+func (c *httpConn) awaitSession(ctx context.Context, old string) error {
+	for {
+		c.mu.Lock()
+		session, renewed := c.session, c.renewed
+		c.mu.Unlock()
+		if session != "" && session != old {
+			return nil
+		}
+		select {
+		case <-renewed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, error) {
 	body, err := json.Marshal(out.msg)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, body, out.header)
 	if err != nil {
@@ -138,6 +201,10 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 		return nil, err
 	}
 	defer res.Body.Close()
+	sent := req.Header.Get("Mcp-Session-Id")
+	if res.StatusCode == http.StatusNotFound {
+		c.ended(sent)
+	}
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream" && res.StatusCode/100 == 2:
@@ -145,20 +212,20 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	case mt == "application/json":
 		data, err := io.ReadAll(io.LimitReader(res.Body, maxMessage))
 		if err != nil {
-			return nil, fmt.Errorf("mcp client: reading the response: %w", err)
+			return nil, fmt.Errorf("reading the response: %w", err)
 		}
 		var m jsonrpc.Message
 		if err := json.Unmarshal(data, &m); err != nil || (m.Result == nil && m.Error == nil) {
-			return nil, &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
+			return nil, httpError(res, data, nil, sent)
+		}
+		if res.StatusCode/100 != 2 && m.Error != nil {
+			return nil, httpError(res, data, m.Error, sent)
 		}
 		return &m, nil
 	}
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-	return nil, &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
+	return nil, httpError(res, data, nil, sent)
 }
-
-// maxMessage bounds one JSON answer.
-const maxMessage = 64 << 20
 
 func snippet(b []byte) string {
 	b = bytes.TrimSpace(b)
@@ -206,10 +273,10 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 			if err == nil || errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("mcp client: the stream ended before the response: %w", err)
+			return nil, fmt.Errorf("the stream ended before the response: %w", err)
 		}
 		if attempt++; attempt > c.maxReconnects {
-			return nil, fmt.Errorf("mcp client: gave up resuming the stream after %d attempts", c.maxReconnects)
+			return nil, fmt.Errorf("gave up resuming the stream after %d attempts", c.maxReconnects)
 		}
 		select {
 		case <-time.After(retry):
@@ -309,7 +376,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 	body, err := json.Marshal(out.msg)
 	if err != nil {
-		return fmt.Errorf("mcp client: %w", err)
+		return err
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, body, out.header)
 	if err != nil {
@@ -330,11 +397,23 @@ func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 // listen holds the session's GET stream open until ctx ends, passing on
 // what the server sends and resuming after drops; open is called once the
 // first attempt is answered. A server that offers no stream (405) ends it
-// quietly.
+// quietly; one that ended the session (404) gets a stream in the next
+// session, once a request has started it.
 func (c *httpConn) listen(ctx context.Context, open func()) error {
 	var last string
 	retry := defaultRetry
 	for ctx.Err() == nil {
+		c.mu.Lock()
+		session, ended := c.session, c.sessions && c.session == ""
+		c.mu.Unlock()
+		if ended {
+			// A request found the session gone: wait for the next one.
+			if err := c.awaitSession(ctx, ""); err != nil {
+				return nil
+			}
+			last = ""
+			continue
+		}
 		res, err := c.get(ctx, last)
 		if open != nil {
 			open()
@@ -343,8 +422,14 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 		if err != nil {
 			var he *mcp.HTTPError
 			if errors.As(err, &he) {
-				if he.Status == http.StatusMethodNotAllowed {
+				switch he.Status {
+				case http.StatusMethodNotAllowed:
 					return nil
+				case http.StatusNotFound:
+					if session != "" {
+						c.ended(session)
+						continue
+					}
 				}
 				return err
 			}

@@ -210,12 +210,16 @@ func TestInteropGoSDKServer(t *testing.T) {
 const stdioServerEnv = "SPECTER_CLIENT_TEST_STDIO_SERVER"
 
 // runStdioServer serves, on standard input and output, sdkServer or,
-// when the variable says "specter", Specter's conformance fixture.
+// when the variable says "specter", Specter's conformance fixture, in
+// Content-Length frames when it says "specter-content-length".
 func runStdioServer() {
 	var err error
-	if os.Getenv(stdioServerEnv) == "specter" {
+	switch os.Getenv(stdioServerEnv) {
+	case "specter":
 		err = (&stdio.Server{Handler: fixture.New(specter.Logger(zerolog.Nop()))}).Run(context.Background())
-	} else {
+	case "specter-content-length":
+		err = (&stdio.Server{Handler: fixture.New(specter.Logger(zerolog.Nop())), Framing: stdio.ContentLength}).Run(context.Background())
+	default:
 		err = sdkServer().Run(context.Background(), &sdk.StdioTransport{})
 	}
 	if err != nil {

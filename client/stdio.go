@@ -1,28 +1,26 @@
 package client
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os/exec"
-	"sync"
 	"time"
-
-	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // CommandTransport is the stdio transport: it starts Cmd and exchanges
-// newline-delimited JSON-RPC messages over its standard input and output.
-// The command's standard error is left as set on Cmd. Close closes its
-// input and waits for it to exit, killing it after WaitDelay.
+// JSON-RPC messages over its standard input and output, one per line, or
+// in Content-Length frames (Framing). The command's standard error is
+// left as set on Cmd. Close closes its input and waits for it to exit,
+// killing it after WaitDelay.
 type CommandTransport struct {
 	Cmd *exec.Cmd
 	// WaitDelay is how long Close waits for the command to exit once its
 	// input is closed before killing it; default 5 seconds.
 	WaitDelay time.Duration
+	// Framing delimits the messages; default Lines, as MCP's stdio
+	// transport has them.
+	Framing Framing
 }
 
 // Command returns a stdio transport for the command name with args.
@@ -30,138 +28,48 @@ func Command(name string, args ...string) *CommandTransport {
 	return &CommandTransport{Cmd: exec.Command(name, args...)}
 }
 
-// maxLine bounds one message read from a command.
-const maxLine = 64 << 20
-
-func (t *CommandTransport) open(ctx context.Context, in inbound) (conn, error) {
+// Connect starts the command and returns its connection.
+func (t *CommandTransport) Connect(ctx context.Context) (Conn, error) {
 	if t.Cmd == nil {
-		return nil, errors.New("mcp client: CommandTransport needs a Cmd")
+		return nil, errors.New("CommandTransport needs a Cmd")
 	}
 	stdin, err := t.Cmd.StdinPipe()
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	stdout, err := t.Cmd.StdoutPipe()
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	if err := t.Cmd.Start(); err != nil {
-		return nil, fmt.Errorf("mcp client: starting %s: %w", t.Cmd.Path, err)
+		return nil, fmt.Errorf("starting %s: %w", t.Cmd.Path, err)
 	}
 	wait := t.WaitDelay
 	if wait <= 0 {
 		wait = 5 * time.Second
 	}
-	c := &stdioConn{cmd: t.Cmd, stdin: stdin, in: in, wait: wait, pending: map[string]chan *jsonrpc.Message{}, done: make(chan struct{})}
-	go c.read(stdout)
-	return c, nil
+	return &commandConn{streamConn: newStreamConn(stdout, stdin, t.Framing), cmd: t.Cmd, wait: wait}, nil
 }
 
-type stdioConn struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	in    inbound
-	wait  time.Duration
-
-	wmu sync.Mutex // serializes writes
-
-	mu      sync.Mutex
-	pending map[string]chan *jsonrpc.Message
-	err     error // why reading stopped
-	done    chan struct{}
-}
-
-// read routes each line the command writes: responses to their callers,
-// everything else to the client.
-func (c *stdioConn) read(r io.Reader) {
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), maxLine)
-	for sc.Scan() {
-		var m jsonrpc.Message
-		if json.Unmarshal(sc.Bytes(), &m) != nil {
-			continue // not a message: a server that logs to stdout
-		}
-		if m.Method != "" {
-			c.in(&m)
-			continue
-		}
-		c.mu.Lock()
-		ch := c.pending[m.ID.Key()]
-		delete(c.pending, m.ID.Key())
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- &m
-		}
-	}
-	err := sc.Err()
-	if err == nil {
-		err = io.EOF
-	}
-	c.mu.Lock()
-	c.err = fmt.Errorf("mcp client: the server's output ended: %w", err)
-	c.mu.Unlock()
-	close(c.done)
-}
-
-func (c *stdioConn) write(m *jsonrpc.Message) error {
-	b, err := json.Marshal(m)
+func (t *CommandTransport) open(ctx context.Context, in inbound) (conn, error) {
+	c, err := t.Connect(ctx)
 	if err != nil {
-		return fmt.Errorf("mcp client: %w", err)
-	}
-	b = append(b, '\n')
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	if _, err := c.stdin.Write(b); err != nil {
-		return fmt.Errorf("mcp client: writing to the server: %w", err)
-	}
-	return nil
-}
-
-func (c *stdioConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, error) {
-	ch := make(chan *jsonrpc.Message, 1)
-	key := out.msg.ID.Key()
-	c.mu.Lock()
-	if c.err != nil {
-		err := c.err
-		c.mu.Unlock()
 		return nil, err
 	}
-	c.pending[key] = ch
-	c.mu.Unlock()
-	forget := func() {
-		c.mu.Lock()
-		delete(c.pending, key)
-		c.mu.Unlock()
-	}
-	if err := c.write(out.msg); err != nil {
-		forget()
-		return nil, err
-	}
-	select {
-	case m := <-ch:
-		return m, nil
-	case <-ctx.Done():
-		forget()
-		return nil, ctx.Err()
-	case <-c.done:
-		forget()
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return nil, c.err
-	}
+	return newMessageConn(c, in), nil
 }
 
-func (c *stdioConn) send(_ context.Context, out *outgoing) error { return c.write(out.msg) }
-
-func (c *stdioConn) listen(_ context.Context, open func()) error {
-	open()
-	return nil
+// commandConn is the stream of a running command.
+type commandConn struct {
+	*streamConn
+	cmd  *exec.Cmd
+	wait time.Duration
 }
 
-func (c *stdioConn) close(context.Context) error {
-	c.wmu.Lock()
-	_ = c.stdin.Close()
-	c.wmu.Unlock()
+// Close closes the command's input, which tells it to exit, and waits
+// for it, killing it after the wait delay. Its output then ends.
+func (c *commandConn) Close() error {
+	_ = c.streamConn.Close()
 	exited := make(chan error, 1)
 	go func() { exited <- c.cmd.Wait() }()
 	select {
@@ -170,6 +78,5 @@ func (c *stdioConn) close(context.Context) error {
 		_ = c.cmd.Process.Kill()
 		<-exited
 	}
-	<-c.done
 	return nil
 }

@@ -70,17 +70,8 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 			if err := c.UpdateTask(ctx, id, responses); err != nil {
 				return nil, c.abandon(id, err)
 			}
-		} else {
-			wait := time.Duration(t.PollIntervalMs) * time.Millisecond
-			if wait <= 0 {
-				wait = defaultPoll
-			}
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, ctx.Err()))
-			case <-timer.C:
-			}
+		} else if err := c.pause(ctx, timer, t.PollIntervalMs, method, id); err != nil {
+			return nil, err
 		}
 		next, err := c.GetTask(ctx, id)
 		if err != nil {
@@ -98,6 +89,23 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 		return nil, fmt.Errorf("mcp client: %s: task %s failed", method, id)
 	default:
 		return nil, fmt.Errorf("mcp client: %s: task %s was cancelled", method, id)
+	}
+}
+
+// pause waits for a task's poll interval (the server's, else
+// defaultPoll). When ctx ends first, the task is cancelled and the error
+// says so.
+func (c *Client) pause(ctx context.Context, timer *time.Timer, intervalMs int64, method, id string) error {
+	wait := time.Duration(intervalMs) * time.Millisecond
+	if wait <= 0 {
+		wait = defaultPoll
+	}
+	timer.Reset(wait)
+	select {
+	case <-ctx.Done():
+		return c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, ctx.Err()))
+	case <-timer.C:
+		return nil
 	}
 }
 

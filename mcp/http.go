@@ -3,6 +3,8 @@ package mcp
 import (
 	"fmt"
 	"net/http"
+
+	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // HTTPError is an MCP request that ended with an HTTP status and no
@@ -19,11 +21,25 @@ type HTTPError struct {
 	Scope string
 	// Header is the response's header, on a client.
 	Header http.Header
+	// Err is the JSON-RPC error the response body held, on a client, or
+	// nil; errors.As finds it through the HTTPError.
+	Err *jsonrpc.Error
 }
 
 func (e *HTTPError) Error() string {
-	if e.Message == "" {
+	switch {
+	case e.Err != nil:
+		return fmt.Sprintf("HTTP %d: %v", e.Status, e.Err)
+	case e.Message == "":
 		return fmt.Sprintf("HTTP %d", e.Status)
 	}
 	return fmt.Sprintf("HTTP %d: %s", e.Status, e.Message)
+}
+
+// Unwrap returns the JSON-RPC error of the body, if any.
+func (e *HTTPError) Unwrap() error {
+	if e.Err == nil {
+		return nil
+	}
+	return e.Err
 }

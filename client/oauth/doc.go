@@ -17,4 +17,7 @@
 // private_key_jwt), a JWT bearer assertion (workload identity) or
 // enterprise-managed authorization (token exchange, then JWT bearer).
 // Tokens can be bound to a key with DPoP (RFC 9449), nonces included.
+// A Store (FileStore for command-line tools) keeps tokens per issuer and
+// resource, and dynamic registrations per issuer, from one run to the
+// next.
 package oauth
