@@ -369,7 +369,19 @@ func (x *exchange) seesFamily(d *declaration) bool {
 	return x.c.grant.allowsResource(d, "") && x.visible(d)
 }
 
+// longURI refuses a URI longer than MaxURIBytes, before any template is
+// matched against it.
+func (x *exchange) longURI(uri string) *jsonrpc.Error {
+	if len(uri) <= x.r.cfg.maxURI {
+		return nil
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: the resource URI is %d bytes long; this server accepts at most %d", len(uri), x.r.cfg.maxURI)
+}
+
 func (x *exchange) ReadResource(uri string) handlers.Outcome {
+	if je := x.longURI(uri); je != nil {
+		return handlers.Failed(je)
+	}
 	d, _ := x.cat.ResourceFor(uri)
 	if d == nil || !x.c.grant.allowsResource(d, uri) {
 		return handlers.Failed(ResourceNotFound(uri))
@@ -381,6 +393,9 @@ func (x *exchange) ReadResource(uri string) handlers.Outcome {
 }
 
 func (x *exchange) Subscribe(uri string, on bool) error {
+	if je := x.longURI(uri); je != nil {
+		return je
+	}
 	if on {
 		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)

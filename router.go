@@ -71,6 +71,7 @@ type config struct {
 	sessionTimeout time.Duration
 	maxSessions    int
 	maxBody        int64
+	maxURI         int
 	bodyTimeout    time.Duration
 	keepAlive      time.Duration
 	retry          time.Duration
@@ -141,6 +142,16 @@ func BufferBytes(n int) RouterOption { return routerOption(func(r *Router) { r.c
 
 // MaxBodyBytes caps a request body; larger bodies get 413. Default 4 MiB.
 func MaxBodyBytes(n int64) RouterOption { return routerOption(func(r *Router) { r.cfg.maxBody = n }) }
+
+// DefaultMaxURIBytes is the default of MaxURIBytes.
+const DefaultMaxURIBytes = 4 << 10
+
+// MaxURIBytes caps the URI of a resources/read, resources/subscribe or
+// resources/unsubscribe. A longer one is refused with JSON-RPC -32602
+// (HTTP 400 on the 2026-07-28 wire) before it is matched against any
+// template, so that no request makes the server match megabytes. Default
+// DefaultMaxURIBytes (4 KiB); 0 or less restores the default.
+func MaxURIBytes(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.maxURI = n }) }
 
 // DefaultBodyReadTimeout is the default of BodyReadTimeout.
 const DefaultBodyReadTimeout = 30 * time.Second
@@ -266,7 +277,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		info: mcp.Implementation{Name: name, Version: version},
 		cfg: config{
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
-			maxBody: 4 << 20, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
+			maxBody: 4 << 20, maxURI: DefaultMaxURIBytes, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo,
 			cache:    cacheHint{visibility: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
 			versions: transport.AllVersions(),
@@ -279,6 +290,9 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		if o != nil {
 			o.applyRouter(r)
 		}
+	}
+	if r.cfg.maxURI <= 0 {
+		r.cfg.maxURI = DefaultMaxURIBytes
 	}
 	r.sealer = seal.MustNew(r.cfg.stateKey, r.cfg.stateTTL)
 	if r.bp == nil {

@@ -14,6 +14,10 @@
 // start (a leading "/" is kept), and refused if it holds "\" or nothing
 // is left. Query variables ({?q}, {&q}) are checked for control
 // characters only.
+//
+// Matching costs time linear in the URI's length, whatever the template
+// (see matcher); a server still bounds the URIs it accepts, so that no
+// request makes it match megabytes.
 package uripattern
 
 import (
@@ -35,6 +39,7 @@ type Pattern struct {
 	written  string
 	template string
 	t        *uritemplate.Template
+	m        *matcher
 	vars     []string
 	ops      map[string]byte // each variable's operator: '+', '#', '?', …, or 0
 }
@@ -56,6 +61,9 @@ func Compile(pattern string) (*Pattern, error) {
 	}
 	t, err := uritemplate.New(tmpl)
 	if err != nil {
+		return nil, fmt.Errorf("invalid URI template %q: %w", pattern, err)
+	}
+	if p.m, err = compileMatcher(tmpl); err != nil {
 		return nil, fmt.Errorf("invalid URI template %q: %w", pattern, err)
 	}
 	p.t = t
@@ -87,32 +95,22 @@ func (p *Pattern) Match(uri string) (map[string]any, bool) {
 	if p.t == nil {
 		return nil, uri == p.template
 	}
-	vals := p.t.Match(uri)
+	vals := p.m.match(uri)
 	if vals == nil {
 		return nil, false
 	}
-	out := make(map[string]any, len(p.vars))
-	for _, name := range p.vars {
-		v := vals.Get(name)
-		if !v.Valid() {
-			continue
-		}
-		switch v.T {
-		case uritemplate.ValueTypeString:
-			s, ok := safe(p.ops[name], v.String())
-			if !ok {
+	out := make(map[string]any, len(vals))
+	for name, raw := range vals {
+		vs := make([]any, len(raw))
+		for i, r := range raw {
+			var ok bool
+			if vs[i], ok = safe(p.ops[name], unescape(r)); !ok {
 				return nil, false
 			}
-			out[name] = s
-		case uritemplate.ValueTypeList:
-			l := v.List()
-			vs := make([]any, len(l))
-			for i, s := range l {
-				var ok bool
-				if vs[i], ok = safe(p.ops[name], s); !ok {
-					return nil, false
-				}
-			}
+		}
+		if len(vs) == 1 {
+			out[name] = vs[0]
+		} else {
 			out[name] = vs
 		}
 	}
