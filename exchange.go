@@ -17,6 +17,7 @@ import (
 	"github.com/specter-mcp/specter/internal/shape"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/observe"
@@ -378,17 +379,44 @@ func (x *exchange) longURI(uri string) *jsonrpc.Error {
 	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: the resource URI is %d bytes long; this server accepts at most %d", len(uri), x.r.cfg.maxURI)
 }
 
+// resourceFor finds the declaration serving uri, and the one spelling of
+// uri that access checks, the handler and subscriptions all see: its
+// escapes normalized (RFC 3986 §6.2.2), then, under a template, the URI
+// the values it holds expand to (escapes of reserved characters decoded,
+// {+path} cleaned). Checking one spelling and serving another would let
+// "app://docs/%73ecret" past HideResources("app://docs/secret"), or a
+// template serve what a fixed URI with Scopes guards.
+func resourceFor(cat *catalog.Catalog[*declaration], uri string) (*declaration, string) {
+	uri = uripattern.Normalize(uri)
+	for range 3 { // the canonical URI may belong to another declaration
+		d, vals := cat.ResourceFor(uri)
+		if d == nil || !d.pattern.IsTemplate() || d.IsSkill() {
+			return d, uri
+		}
+		canonical, err := d.pattern.Canonical(vals)
+		if err != nil {
+			return nil, uri
+		}
+		if canonical == uri {
+			return d, uri
+		}
+		uri = canonical
+	}
+	return nil, uri // spellings that do not settle name nothing
+}
+
 func (x *exchange) ReadResource(uri string) handlers.Outcome {
 	if je := x.longURI(uri); je != nil {
 		return handlers.Failed(je)
 	}
-	d, _ := x.cat.ResourceFor(uri)
-	if d == nil || !x.c.grant.allowsResource(d, uri) {
+	d, canonical := resourceFor(x.cat, uri)
+	if d == nil || !x.c.grant.allowsResource(d, canonical) {
 		return handlers.Failed(ResourceNotFound(uri))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return handlers.Failed(x.refuseUse(d, missing))
 	}
+	x.c.req.Name = canonical
 	return x.run(d)
 }
 
@@ -396,11 +424,11 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 	if je := x.longURI(uri); je != nil {
 		return je
 	}
-	if on {
-		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
-			return ResourceNotFound(uri)
-		}
+	d, canonical := resourceFor(x.cat, uri)
+	if on && (d == nil || !x.c.grant.allowsResource(d, canonical) || !x.visible(d)) {
+		return ResourceNotFound(uri)
 	}
+	uri = canonical
 	var err error // OnSubscribe may refuse; OnUnsubscribe may not
 	if perr := guard.Run(func() {
 		if on && x.r.onSubscribe != nil {

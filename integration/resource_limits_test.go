@@ -1,6 +1,8 @@
 package integration
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -95,6 +97,100 @@ func TestLongResourceURICostsLittle(t *testing.T) {
 		}
 		if spent > bound {
 			t.Errorf("%s of a %d-byte URI cost %v of CPU; the bound is %v", tc.name, len(long), spent, bound)
+		}
+	}
+}
+
+// Every spelling of a URI meets the checks its plain spelling meets:
+// HideResources("app://docs/secret") hides app://docs/%73ecret and every
+// other percent-encoding of it, in both eras, for resources/read and
+// resources/subscribe; an allow-list admits the encoded spelling of what
+// it allows; a fixed URI with Scopes is not served by a template under
+// an encoded spelling; and the handler sees the one canonical URI
+// (issue 19, item 3).
+func TestEncodedURIsMeetTheSameChecks(t *testing.T) {
+	r := specter.NewRouter("uris", "1.0", quiet)
+	served := func(p specter.Params, req *specter.Request, _ *specter.Context) specter.Result {
+		return specter.Reply(req.Name + " " + p.String("name") + p.String("item"))
+	}
+	r.Resource("app://docs/{name}", served, specter.Description("Documents"))
+	r.Resource("app://vault/key", served, specter.Description("The key"), specter.Scopes("vault:read"))
+	r.Resource("app://vault/{item}", served, specter.Description("Vault items"))
+	r.Connect(func(c *specter.Context) error {
+		if c.HTTPRequest().Header.Get("X-Only-Public") != "" {
+			c.AllowResources("app://docs/public")
+		} else {
+			c.HideResources("app://docs/secret")
+		}
+		return nil
+	})
+	legacy, modern := resourceServer(t, r)
+	onlyPublic := mcptest.NewModernClient(modern.URL)
+	onlyPublic.HTTP, onlyPublic.Header = modern.HTTP, http.Header{"X-Only-Public": {"1"}}
+
+	type caller struct {
+		name string
+		call func(method, uri string) (*mcptest.Response, error)
+	}
+	callers := []caller{
+		{"session", func(method, uri string) (*mcptest.Response, error) {
+			return legacy.Call(ctx(t), method, map[string]any{"uri": uri})
+		}},
+		{"2026-07-28", func(method, uri string) (*mcptest.Response, error) {
+			return modern.Call(ctx(t), method, map[string]any{"uri": uri})
+		}},
+	}
+	outcome := func(resp *mcptest.Response, err error) string {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Error != nil {
+			return fmt.Sprintf("error %d", resp.Error.Code)
+		}
+		var res mcp.ReadResourceResult
+		if json.Unmarshal(resp.Result, &res) == nil && len(res.Contents) == 1 && res.Contents[0].Text != nil {
+			return *res.Contents[0].Text
+		}
+		return string(resp.Result)
+	}
+	spellings := map[string][]string{
+		"app://docs/secret": {"app://docs/%73ecret", "app://docs/secre%74", "app://docs/%73%65%63%72%65%74",
+			"%61%70%70://%64%6f%63%73/%73%65%63%72%65%74", "app://docs/sec%72et"},
+		"app://vault/key": {"app://vault/%6Bey", "app://vault/%6b%65%79"},
+	}
+	for _, c := range callers {
+		for plain, encoded := range spellings {
+			want := outcome(c.call(mcp.MethodResourcesRead, plain))
+			if !strings.HasPrefix(want, "error ") {
+				t.Fatalf("%s: %s is served: %q", c.name, plain, want)
+			}
+			for _, uri := range encoded {
+				if got := outcome(c.call(mcp.MethodResourcesRead, uri)); got != want {
+					t.Errorf("%s resources/read %s = %q; %s gets %q", c.name, uri, got, plain, want)
+				}
+			}
+			if c.name != "session" {
+				continue
+			}
+			want = outcome(c.call(mcp.MethodResourcesSubscribe, plain))
+			for _, uri := range encoded {
+				if got := outcome(c.call(mcp.MethodResourcesSubscribe, uri)); got != want {
+					t.Errorf("%s resources/subscribe %s = %q; %s gets %q", c.name, uri, got, plain, want)
+				}
+			}
+		}
+		// What is visible is served under any spelling, as its one URI.
+		if got := outcome(c.call(mcp.MethodResourcesRead, "app://docs/%70ubli%63")); got != "app://docs/public public" {
+			t.Errorf("%s: app://docs/%%70ubli%%63 = %q; want app://docs/public, name public", c.name, got)
+		}
+	}
+	// An allow-list admits the encoded spelling of what it names, and
+	// nothing else.
+	for uri, want := range map[string]string{"app://docs/%70ublic": "app://docs/public public", "app://docs/%73ecret": "error -32602"} {
+		resp, err := onlyPublic.Call(ctx(t), mcp.MethodResourcesRead, map[string]any{"uri": uri})
+		if got := outcome(resp, err); got != want {
+			t.Errorf("allow-list: %s = %q; want %q", uri, got, want)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -113,6 +114,12 @@ func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C
 	}
 	l := &Listener{id: m.ID, filter: p.Notifications, principal: t.host.Principal(c), grant: t.host.Grant(c),
 		ob: t.cfg.Streams.New(stream.Options{Standalone: true})}
+	// Updates are matched by URI, spelled as the router spells them
+	// (its URIs are normalized the same way).
+	l.filter.ResourceSubscriptions = make([]string, len(p.Notifications.ResourceSubscriptions))
+	for i, u := range p.Notifications.ResourceSubscriptions {
+		l.filter.ResourceSubscriptions[i] = uripattern.Normalize(u)
+	}
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,

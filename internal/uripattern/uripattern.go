@@ -187,3 +187,80 @@ func (p *Pattern) Expand(values map[string]any) (string, error) {
 	}
 	return p.t.Expand(vals)
 }
+
+// Canonical returns the URI the pattern gives for values, as Match found
+// them in a URI: one spelling for every URI that holds the same values,
+// whatever it escaped, and with reserved expansions cleaned. Variables
+// without a value are left out, as RFC 6570 expands undefined ones. A
+// fixed URI is its own canonical form.
+func (p *Pattern) Canonical(values map[string]any) (string, error) {
+	if p.t == nil {
+		return p.template, nil
+	}
+	vals := uritemplate.Values{}
+	for name, v := range values {
+		switch x := v.(type) {
+		case string:
+			vals.Set(name, uritemplate.String(x))
+		case []any:
+			l := make([]string, len(x))
+			for i, s := range x {
+				l[i], _ = s.(string)
+			}
+			vals.Set(name, uritemplate.List(l...))
+		}
+	}
+	return p.t.Expand(vals)
+}
+
+// Normalize returns uri with its percent-escapes normalized as RFC 3986
+// §6.2.2 says: an escaped unreserved character (ALPHA, DIGIT, "-", ".",
+// "_", "~") is decoded, and the hex digits of the other escapes are
+// upper case. URIs that differ only in such escapes name the same
+// resource, and after Normalize they are the same string.
+func Normalize(uri string) string {
+	i := strings.IndexByte(uri, '%')
+	if i < 0 {
+		return uri
+	}
+	b := make([]byte, 0, len(uri))
+	b = append(b, uri[:i]...)
+	for ; i < len(uri); i++ {
+		c := uri[i]
+		if c != '%' || i+2 >= len(uri) || !isHex(uri[i+1]) || !isHex(uri[i+2]) {
+			b = append(b, c)
+			continue
+		}
+		d := unhex(uri[i+1])<<4 | unhex(uri[i+2])
+		if isUnreserved(d) {
+			b = append(b, d)
+		} else {
+			b = append(b, '%', upper(uri[i+1]), upper(uri[i+2]))
+		}
+		i += 2
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
+}

@@ -259,3 +259,35 @@ func cpu(t *testing.T) time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+func TestNormalizeAndCanonical(t *testing.T) {
+	for in, want := range map[string]string{
+		"app://docs/secret":         "app://docs/secret",
+		"app://docs/%73ecret":       "app://docs/secret",
+		"%61pp://docs/%7e%2D%2e%5f": "app://docs/~-._",
+		"app://docs/a%2fb%3a%c3%a9": "app://docs/a%2Fb%3A%C3%A9",
+		"app://docs/100%":           "app://docs/100%",
+		"app://docs/%zz%4":          "app://docs/%zz%4",
+		"app://docs/%2541":          "app://docs/%2541",
+	} {
+		if got := Normalize(in); got != want {
+			t.Errorf("Normalize(%q) = %q; want %q", in, got, want)
+		}
+	}
+	for _, tc := range []struct{ pattern, uri, want string }{
+		{"app://docs/{name}", "app://docs/a%20b", "app://docs/a%20b"},
+		{"files://{+path}", "files://a%2Fb/../c", "files://a/c"},
+		{"files://{+path}", "files://x/../secret", "files://secret"},
+		{"app://s{?q,r}", "app://s?r=1", "app://s?r=1"},
+		{"app://l/{x*}", "app://l/a,b", "app://l/a,b"},
+	} {
+		p, _ := Compile(tc.pattern)
+		vals, ok := p.Match(tc.uri)
+		if !ok {
+			t.Fatalf("%s ~ %s: no match", tc.pattern, tc.uri)
+		}
+		if got, err := p.Canonical(vals); err != nil || got != tc.want {
+			t.Errorf("%s ~ %s: canonical %q, %v; want %q", tc.pattern, tc.uri, got, err, tc.want)
+		}
+	}
+}
