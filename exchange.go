@@ -195,7 +195,7 @@ func (x *exchange) invoke(d *declaration) Result {
 // run invokes d and shapes its result, starting NoReply's work.
 func (x *exchange) run(d *declaration) handlers.Outcome {
 	res := x.invoke(d)
-	if d.tasks != TaskNone && x.tasksDeclared() && (res.kind == resultNoReply || x.sess != nil) {
+	if d.tasks != TaskNone && x.taskable() && (res.kind == resultNoReply || x.sess != nil) {
 		return x.startTask(d, res) // in a session, a task-augmented call always answers with a task
 	}
 	if res.kind != resultNoReply {
@@ -303,6 +303,10 @@ func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome 
 	}
 	if e := task.Refusal(d.name, taskSupports[d.tasks], x.modern(), x.tasksDeclared()); e != nil {
 		return handlers.Failed(e)
+	}
+	if d.tasks == TaskRequired && !x.taskable() {
+		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"Invalid Request: tool %q runs only as a task, and this server keeps tasks only for authenticated callers", name))
 	}
 	return x.run(d)
 }

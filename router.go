@@ -86,6 +86,8 @@ type config struct {
 	stateKey       []byte
 	stateTTL       time.Duration
 	taskTTL        time.Duration
+	taskLimits     task.Limits
+	anonymousTasks bool               // AnonymousTasks
 	versions       transport.Versions // the protocol revisions offered
 }
 
@@ -280,7 +282,8 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			maxBody: 4 << 20, maxURI: DefaultMaxURIBytes, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo,
 			cache:    cacheHint{visibility: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
-			versions: transport.AllVersions(),
+			taskLimits: task.Limits{Tasks: 100, Bytes: 32 << 20, Result: 4 << 20},
+			versions:   transport.AllVersions(),
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
@@ -309,7 +312,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 				r.onTerminate(reason, &Session{s: s})
 			}
 		}})
-	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
+	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log, Limits: r.cfg.taskLimits})
 	r.stopSub = cluster.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
 		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,

@@ -3,6 +3,7 @@ package specter
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 
 	"github.com/specter-mcp/specter/handlers"
@@ -57,13 +58,39 @@ func (x *exchange) tasksDeclared() bool {
 	return ok
 }
 
-// owner is who may see the tasks this request creates: its principal on
-// the 2026-07-28 wire, its session in the session era.
+// AnonymousTasks lets callers without a principal run tools as tasks on
+// the 2026-07-28 wire. It is off by default: there a task outlives its
+// request, and no session ties it to its caller, so a server that knows
+// nothing of a caller cannot bind the task to it as the tasks extension
+// asks. Without it, such a caller's TaskOptional tools answer within the
+// request (the server decides whether to make a task) and its
+// TaskRequired tools are refused with -32600. With it, an anonymous
+// caller's tasks belong to its client address, as the per-principal caps
+// count it (an IPv6 /64 as one; behind a proxy set Echo's IPExtractor, or
+// every anonymous caller shares the proxy's): another address cannot
+// read, answer or cancel them even with the id, though callers behind one
+// address can. Session-era tasks belong to their session either way.
+func AnonymousTasks() RouterOption {
+	return routerOption(func(r *Router) { r.cfg.anonymousTasks = true })
+}
+
+// taskable reports whether this request's work may become a task: it
+// asks for one, and its tasks can be bound to its caller.
+func (x *exchange) taskable() bool {
+	return x.tasksDeclared() && (x.sess != nil || x.c.grant.principal != "" || x.r.cfg.anonymousTasks)
+}
+
+// owner is who may see the tasks this request creates: its session in
+// the session era; on the 2026-07-28 wire its principal, or, anonymous,
+// its client address (see AnonymousTasks).
 func (x *exchange) owner() string {
-	if x.sess != nil {
+	switch {
+	case x.sess != nil:
 		return "s:" + x.sess.ID()
+	case x.c.grant.principal != "":
+		return "p:" + x.c.grant.principal
 	}
-	return "p:" + x.c.grant.principal
+	return "a:" + host{x.r}.Holder(x.c)
 }
 
 // startTask runs a tool's work as a task and answers with the task; a
@@ -74,7 +101,7 @@ func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
 	if sess != nil {
 		base, notify = sess.Context(), sess.Notify
 	}
-	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
+	created, err := x.r.tasks.Start(base, x.owner(), host{x.r}.Holder(x.c), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
 		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
 			tx, c := *x, *x.c
 			tx.c, c.ctx = &c, ctx
@@ -87,7 +114,9 @@ func (x *exchange) startTask(d *declaration, res Result) handlers.Outcome {
 			}
 			return tx.outcome(tx.finish(d, res))
 		})
-	if err != nil {
+	if je := (*jsonrpc.Error)(nil); errors.As(err, &je) {
+		return handlers.Failed(je) // over the caller's limit
+	} else if err != nil {
 		return handlers.Failed(x.internal(err))
 	}
 	return handlers.Answer(created.Reply(sess != nil))
