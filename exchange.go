@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/guard"
@@ -433,6 +434,9 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 		return ResourceNotFound(uri)
 	}
 	uri = canonical
+	if limit := x.r.cfg.maxSubs; on && limit > 0 && !x.sess.Subscribed(uri) && len(x.sess.Subscriptions()) >= limit {
+		return tooManySubscriptions(limit)
+	}
 	var err error // OnSubscribe may refuse; OnUnsubscribe may not
 	if perr := guard.Run(func() {
 		if on && x.r.onSubscribe != nil {
@@ -449,10 +453,21 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 	if err != nil {
 		return err
 	}
-	if err := x.sess.Subscribe(uri, on); err != nil {
+	if err := x.sess.Subscribe(uri, on); errors.Is(err, backplane.ErrTooMany) {
+		// Another node took the last place meanwhile: OnSubscribe's
+		// watcher is not wanted after all.
+		_ = guard.Run(func() { x.r.unsubscribed(x.sess, uri) })
+		return tooManySubscriptions(x.r.cfg.maxSubs)
+	} else if err != nil {
 		return x.internal(fmt.Errorf("resources/subscribe: %w", err))
 	}
 	return nil
+}
+
+// tooManySubscriptions refuses a subscription past
+// MaxSubscriptionsPerSession.
+func tooManySubscriptions(limit int) *jsonrpc.Error {
+	return jsonrpc.Errorf(-32000, "Too many subscriptions: this session already follows %d resources, the most allowed; unsubscribe from one first", limit)
 }
 
 func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {

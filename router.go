@@ -72,6 +72,7 @@ type config struct {
 	maxSessions    int
 	maxBody        int64
 	maxURI         int
+	maxSubs        int
 	bodyTimeout    time.Duration
 	keepAlive      time.Duration
 	retry          time.Duration
@@ -154,6 +155,15 @@ const DefaultMaxURIBytes = 4 << 10
 // template, so that no request makes the server match megabytes. Default
 // DefaultMaxURIBytes (4 KiB); 0 or less restores the default.
 func MaxURIBytes(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.maxURI = n }) }
+
+// MaxSubscriptionsPerSession caps the resources one session subscribes
+// to with resources/subscribe, and one 2026-07-28 subscriptions/listen
+// filter names. The next subscribe answers -32000 naming the limit (a
+// filter naming more answers 400, -32602). Default 256; 0 or less means
+// no cap.
+func MaxSubscriptionsPerSession(n int) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.maxSubs = n })
+}
 
 // DefaultBodyReadTimeout is the default of BodyReadTimeout.
 const DefaultBodyReadTimeout = 30 * time.Second
@@ -279,7 +289,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		info: mcp.Implementation{Name: name, Version: version},
 		cfg: config{
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
-			maxBody: 4 << 20, maxURI: DefaultMaxURIBytes, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
+			maxBody: 4 << 20, maxURI: DefaultMaxURIBytes, maxSubs: 256, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo,
 			cache:    cacheHint{visibility: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
 			taskLimits: task.Limits{Tasks: 100, Bytes: 32 << 20, Result: 4 << 20},
@@ -305,7 +315,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
-		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
+		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, MaxSubscriptions: max(r.cfg.maxSubs, 0), Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
 	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
 		Unsubscribed: r.unsubscribed, Ended: func(s *session.Session, reason string) {
 			if r.onTerminate != nil {
@@ -315,7 +325,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log, Limits: r.cfg.taskLimits})
 	r.stopSub = cluster.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
-		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
+		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Caps: r.caps, MaxSubscriptions: max(r.cfg.maxSubs, 0), Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})
 	r.handler = r.t
 	if !r.cfg.noGuard {

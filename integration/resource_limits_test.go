@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	goredis "github.com/redis/go-redis/v9"
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
@@ -192,5 +195,123 @@ func TestEncodedURIsMeetTheSameChecks(t *testing.T) {
 		if got := outcome(resp, err); got != want {
 			t.Errorf("allow-list: %s = %q; want %q", uri, got, want)
 		}
+	}
+}
+
+// redisInputBytes is what the Redis server has received so far (INFO
+// stats total_net_input_bytes).
+func redisInputBytes(t *testing.T, rdb *goredis.Client) int64 {
+	t.Helper()
+	info, err := rdb.Info(ctx(t), "stats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "total_net_input_bytes:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatal("no total_net_input_bytes in INFO stats")
+	return 0
+}
+
+// subscriber is a session on a Redis-backed node with a template to
+// subscribe to.
+func subscriber(t *testing.T, redis *redistest.Server, opts ...specter.RouterOption) *mcptest.Client {
+	t.Helper()
+	nodes := newCluster(t, redis, 1, func(r *specter.Router) {
+		r.Resource("sub://items/{id}", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+			return specter.Reply("item")
+		}, specter.Description("Items to follow"))
+	}, opts...)
+	return join(t, nodes[0])
+}
+
+// itemURI is the i-th of the URIs subscribe tests follow: about 100 bytes.
+func itemURI(i int) string { return fmt.Sprintf("sub://items/%05d-%s", i, strings.Repeat("x", 80)) }
+
+// 2,000 resources/subscribe of one session write O(n) bytes to Redis,
+// one member a subscription: the second thousand costs what the first
+// did (issue 19, item 4: 2,000 wrote 127 MiB, each rewriting the whole
+// list).
+func TestSubscriptionsWriteOneMemberEach(t *testing.T) {
+	redis := redistest.Start(t)
+	rdb := goredis.NewClient(&goredis.Options{Addr: redis.Addr})
+	defer rdb.Close()
+	c := subscriber(t, redis, specter.MaxSubscriptionsPerSession(0))
+	var written [2]int64
+	for half := range written {
+		before := redisInputBytes(t, rdb)
+		for i := half * 1000; i < (half+1)*1000; i++ {
+			resp, err := c.Call(ctx(t), mcp.MethodResourcesSubscribe, map[string]any{"uri": itemURI(i)})
+			if err != nil || resp.Error != nil {
+				t.Fatalf("subscribe %d: %v %+v", i, err, resp)
+			}
+		}
+		written[half] = redisInputBytes(t, rdb) - before
+	}
+	t.Logf("Redis received %d bytes for subscriptions 1-1000, %d for 1001-2000 (%d a subscription on average)",
+		written[0], written[1], (written[0]+written[1])/2000)
+	if per := (written[0] + written[1]) / 2000; per > 2048 {
+		t.Errorf("a subscription costs Redis %d bytes; the bound is 2 KiB", per)
+	}
+	if written[1] > written[0]*3/2 {
+		t.Errorf("the second thousand wrote %d bytes, the first %d: writes grow with the list", written[1], written[0])
+	}
+	unsub, err := c.Call(ctx(t), mcp.MethodResourcesUnsubscribe, map[string]any{"uri": itemURI(7)})
+	if err != nil || unsub.Error != nil {
+		t.Fatalf("unsubscribe: %v %+v", err, unsub)
+	}
+}
+
+// A session follows at most MaxSubscriptionsPerSession resources (256):
+// the next resources/subscribe answers -32000 naming the limit, until it
+// unsubscribes from one; a 2026-07-28 listen filter naming more is
+// refused with 400 (issue 19, item 4).
+func TestSubscriptionsPerSessionCapped(t *testing.T) {
+	redis := redistest.Start(t)
+	c := subscriber(t, redis)
+	subscribe := func(uri string) *jsonrpc.Error {
+		t.Helper()
+		resp, err := c.Call(ctx(t), mcp.MethodResourcesSubscribe, map[string]any{"uri": uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Error
+	}
+	for i := range 256 {
+		if e := subscribe(itemURI(i)); e != nil {
+			t.Fatalf("subscribe %d: %v", i, e)
+		}
+	}
+	if e := subscribe(itemURI(0)); e != nil {
+		t.Errorf("subscribing again to a followed resource: %v", e)
+	}
+	if e := subscribe(itemURI(256)); e == nil || e.Code != -32000 || !strings.Contains(e.Message, "256 resources") {
+		t.Errorf("subscription 257: %v; want -32000 naming the limit of 256", e)
+	}
+	if resp, err := c.Call(ctx(t), mcp.MethodResourcesUnsubscribe, map[string]any{"uri": itemURI(3)}); err != nil || resp.Error != nil {
+		t.Fatalf("unsubscribe: %v %+v", err, resp)
+	}
+	if e := subscribe(itemURI(256)); e != nil {
+		t.Errorf("subscribing after an unsubscribe: %v", e)
+	}
+
+	modern := mcptest.NewModernClient(c.URL)
+	uris := make([]string, 257)
+	for i := range uris {
+		uris[i] = itemURI(i)
+	}
+	resp, err := modern.Send(ctx(t), modern.Request(mcp.MethodSubscriptionsListen, map[string]any{
+		"notifications": map[string]any{"resourceSubscriptions": uris}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Status != http.StatusBadRequest || resp.Error == nil || resp.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(resp.Error.Message, "at most 256") {
+		t.Errorf("a listen filter of 257 resources: HTTP %d %+v; want 400, -32602 naming the limit", resp.Status, resp.Error)
 	}
 }

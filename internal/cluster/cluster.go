@@ -157,7 +157,7 @@ func (c *Sessions) ended(s *session.Session, reason string) {
 
 // Subscribed reports whether s is subscribed to uri and has a GET stream
 // here to deliver on. A client may have subscribed through another node:
-// that node published the change (backplane.KindField), and every request
+// that node published the change (backplane.KindMember), and every request
 // through this one reads the record back (Admit), so the copy here is
 // current without a read per notification.
 func (c *Sessions) Subscribed(s *session.Session, uri string) bool {

@@ -103,6 +103,11 @@ func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C
 			return
 		}
 	}
+	if n, limit := len(p.Notifications.ResourceSubscriptions), t.cfg.MaxSubscriptions; limit > 0 && n > limit {
+		refusal.Write(w, m.ID, refusal.BadRequest(jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
+			"Invalid params: the filter names %d resources; a listen stream follows at most %d", n, limit)))
+		return
+	}
 	if t.cfg.Closing.Load() {
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
