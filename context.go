@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/specter-mcp/specter/internal/access"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/principal"
@@ -166,7 +167,10 @@ func (c *Context) HidePrompts(names ...string) {
 
 // AllowResources allows this caller only the given resources, named by
 // URI or by template as declared. A skill is named by the URI of its
-// SKILL.md, which allows every file of the skill.
+// SKILL.md, which allows every file of the skill. A requested URI is
+// checked in one canonical spelling, the one its handler sees: escapes of
+// unreserved characters decoded (RFC 3986 §6.2.2) and, under a template,
+// the URI its values expand to, so app://docs/%73ecret is app://docs/secret.
 func (c *Context) AllowResources(patterns ...string) {
 	c.writable().resources.Allow = c.declaredSet(kindResource, patterns)
 }
@@ -181,6 +185,9 @@ func (c *Context) HideResources(patterns ...string) {
 func (c *Context) declaredSet(k kind, list []string) map[string]struct{} {
 	m := make(map[string]struct{}, len(list))
 	for _, n := range list {
+		if k == kindResource {
+			n = uripattern.Normalize(n) // as the URIs checked against it
+		}
 		m[n] = struct{}{}
 		if c.r != nil && !c.r.catalog.Load().Declares(k, n) {
 			c.r.warnUndeclared(k, n)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/guard"
@@ -20,6 +21,7 @@ import (
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/observe"
@@ -198,7 +200,7 @@ func (x *exchange) invoke(d *declaration) Result {
 // run invokes d and shapes its result, starting NoReply's work.
 func (x *exchange) run(d *declaration) methods.Outcome {
 	res := x.invoke(d)
-	if d.tasks != TaskNone && x.tasksDeclared() && (res.kind == resultNoReply || x.sess != nil) {
+	if d.tasks != TaskNone && x.taskable() && (res.kind == resultNoReply || x.sess != nil) {
 		return x.startTask(d, res) // in a session, a task-augmented call always answers with a task
 	}
 	if res.kind != resultNoReply {
@@ -307,6 +309,10 @@ func (x *exchange) CallTool(name string, args json.RawMessage) methods.Outcome {
 	if e := task.Refusal(d.name, taskSupports[d.tasks], x.stateless(), x.tasksDeclared()); e != nil {
 		return methods.Failed(e)
 	}
+	if d.tasks == TaskRequired && !x.taskable() {
+		return methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest,
+			"Invalid Request: tool %q runs only as a task, and this server keeps tasks only for authenticated callers", name))
+	}
 	return x.run(d)
 }
 
@@ -373,22 +379,67 @@ func (x *exchange) seesFamily(d *declaration) bool {
 	return x.c.grant.allowsResource(d, "") && x.visible(d)
 }
 
+// longURI refuses a URI longer than MaxURIBytes, before any template is
+// matched against it.
+func (x *exchange) longURI(uri string) *jsonrpc.Error {
+	if len(uri) <= x.r.cfg.maxURI {
+		return nil
+	}
+	return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: the resource URI is %d bytes long; this server accepts at most %d", len(uri), x.r.cfg.maxURI)
+}
+
+// resourceFor finds the declaration serving uri, and the one spelling of
+// uri that access checks, the handler and subscriptions all see: its
+// escapes normalized (RFC 3986 §6.2.2), then, under a template, the URI
+// the values it holds expand to (escapes of reserved characters decoded,
+// {+path} cleaned). Checking one spelling and serving another would let
+// "app://docs/%73ecret" past HideResources("app://docs/secret"), or a
+// template serve what a fixed URI with Scopes guards.
+func resourceFor(cat *catalog.Catalog[*declaration], uri string) (*declaration, string) {
+	uri = uripattern.Normalize(uri)
+	for range 3 { // the canonical URI may belong to another declaration
+		d, vals := cat.ResourceFor(uri)
+		if d == nil || !d.pattern.IsTemplate() || d.IsSkill() {
+			return d, uri
+		}
+		canonical, err := d.pattern.Canonical(vals)
+		if err != nil {
+			return nil, uri
+		}
+		if canonical == uri {
+			return d, uri
+		}
+		uri = canonical
+	}
+	return nil, uri // spellings that do not settle name nothing
+}
+
 func (x *exchange) ReadResource(uri string) methods.Outcome {
-	d, _ := x.cat.ResourceFor(uri)
-	if d == nil || !x.c.grant.allowsResource(d, uri) {
+	if je := x.longURI(uri); je != nil {
+		return methods.Failed(je)
+	}
+	d, canonical := resourceFor(x.cat, uri)
+	if d == nil || !x.c.grant.allowsResource(d, canonical) {
 		return methods.Failed(ResourceNotFound(uri))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
 		return methods.Failed(x.refuseUse(d, missing))
 	}
+	x.c.req.Name = canonical
 	return x.run(d)
 }
 
 func (x *exchange) Subscribe(uri string, on bool) error {
-	if on {
-		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
-			return ResourceNotFound(uri)
-		}
+	if je := x.longURI(uri); je != nil {
+		return je
+	}
+	d, canonical := resourceFor(x.cat, uri)
+	if on && (d == nil || !x.c.grant.allowsResource(d, canonical) || !x.visible(d)) {
+		return ResourceNotFound(uri)
+	}
+	uri = canonical
+	if limit := x.r.cfg.maxSubs; on && limit > 0 && !x.sess.Subscribed(uri) && len(x.sess.Subscriptions()) >= limit {
+		return tooManySubscriptions(limit)
 	}
 	var err error // OnSubscribe may refuse; OnUnsubscribe may not
 	if perr := guard.Run(func() {
@@ -406,10 +457,21 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 	if err != nil {
 		return err
 	}
-	if err := x.sess.Subscribe(uri, on); err != nil {
+	if err := x.sess.Subscribe(uri, on); errors.Is(err, backplane.ErrTooMany) {
+		// Another node took the last place meanwhile: OnSubscribe's
+		// watcher is not wanted after all.
+		_ = guard.Run(func() { x.r.unsubscribed(x.sess, uri) })
+		return tooManySubscriptions(x.r.cfg.maxSubs)
+	} else if err != nil {
 		return x.internal(fmt.Errorf("resources/subscribe: %w", err))
 	}
 	return nil
+}
+
+// tooManySubscriptions refuses a subscription past
+// MaxSubscriptionsPerSession.
+func tooManySubscriptions(limit int) *jsonrpc.Error {
+	return jsonrpc.Errorf(-32000, "Too many subscriptions: this session already follows %d resources, the most allowed; unsubscribe from one first", limit)
 }
 
 func (x *exchange) Complete(p *mcp.CompleteParams) (*mcp.Completion, error) {
@@ -556,13 +618,23 @@ func (x *exchange) tasksDeclared() bool {
 	return ok
 }
 
-// owner is who may see the tasks this request creates: its principal on
-// the 2026-07-28 wire, its session in the session era.
+// taskable reports whether this request's work may become a task: it
+// asks for one, and its tasks can be bound to its caller.
+func (x *exchange) taskable() bool {
+	return x.tasksDeclared() && (x.sess != nil || x.c.grant.principal != "" || x.r.cfg.anonymousTasks)
+}
+
+// owner is who may see the tasks this request creates: its session in
+// the session era; on the 2026-07-28 wire its principal, or, anonymous,
+// its client address (see AnonymousTasks).
 func (x *exchange) owner() string {
-	if x.sess != nil {
+	switch {
+	case x.sess != nil:
 		return "s:" + x.sess.ID()
+	case x.c.grant.principal != "":
+		return "p:" + x.c.grant.principal
 	}
-	return "p:" + x.c.grant.principal
+	return "a:" + host{x.r}.Holder(x.c)
 }
 
 // startTask runs a tool's work as a task and answers with the task; a
@@ -574,7 +646,7 @@ func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
 		// A session's task ends with the session, not with its request.
 		base, notify = (*sessionParent)(x.c), sess.Notify
 	}
-	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
+	created, err := x.r.tasks.Start(base, x.owner(), host{x.r}.Holder(x.c), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
 		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
 			tx, c := *x, *x.c
 			tx.c, c.ctx = &c, ctx
@@ -587,7 +659,9 @@ func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
 			}
 			return tx.outcome(tx.finish(d, res))
 		})
-	if err != nil {
+	if je := (*jsonrpc.Error)(nil); errors.As(err, &je) {
+		return methods.Failed(je) // over the caller's limit
+	} else if err != nil {
 		return methods.Failed(x.internal(err))
 	}
 	return methods.Answer(created.Reply(sess != nil))

@@ -59,7 +59,10 @@ func (r *Router) broadcast(method, uri string, opts []NotifyOption) {
 func (r *Router) deliverNotify(m *backplane.Message) {
 	var d *declaration
 	if m.Method == mcp.NotificationResourceUpdated {
-		d, _ = r.catalog.Load().ResourceFor(m.URI)
+		// Subscriptions and access checks hold canonical URIs.
+		canonical := *m
+		d, canonical.URI = resourceFor(r.catalog.Load(), m.URI)
+		m = &canonical
 	}
 	allowed := func(a any) bool {
 		g, _ := a.(*grant)

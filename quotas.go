@@ -39,3 +39,26 @@ func MaxStreamsPerPrincipal(n int) RouterOption {
 func MaxListenersPerPrincipal(n int) RouterOption {
 	return routerOption(func(r *Router) { r.quotas.Listeners = access.NewQuota(n) })
 }
+
+// MaxTasksPerPrincipal caps the live tasks one caller holds on this node:
+// working, waiting for input, or ended and still readable for their TTL.
+// The next task-augmented call answers -32000 naming the limit. Default
+// 100; 0 or less means no cap.
+func MaxTasksPerPrincipal(n int) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.taskLimits.Tasks = n })
+}
+
+// MaxTaskBytesPerPrincipal caps the bytes one caller's tasks keep on this
+// node until they expire: results, errors and the questions they wait on.
+// A task whose result would pass it fails at once, with an error saying
+// so, and keeps nothing else. Default 32 MiB; 0 or less means no cap.
+func MaxTaskBytesPerPrincipal(n int64) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.taskLimits.Bytes = n })
+}
+
+// MaxTaskResultBytes caps what one task keeps: its result, or the
+// questions it waits on while it needs input. A task over it fails at
+// once with an error saying so. Default 4 MiB; 0 or less means no cap.
+func MaxTaskResultBytes(n int64) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.taskLimits.Result = n })
+}

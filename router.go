@@ -69,6 +69,8 @@ type config struct {
 	sessionTimeout time.Duration
 	maxSessions    int
 	maxBody        int64
+	maxURI         int
+	maxSubs        int
 	bodyTimeout    time.Duration
 	keepAlive      time.Duration
 	retry          time.Duration
@@ -83,6 +85,8 @@ type config struct {
 	stateKey       []byte
 	stateTTL       time.Duration
 	taskTTL        time.Duration
+	taskLimits     task.Limits
+	anonymousTasks bool               // AnonymousTasks
 	versions       transport.Versions // the protocol revisions offered
 }
 
@@ -139,6 +143,25 @@ func BufferBytes(n int) RouterOption { return routerOption(func(r *Router) { r.c
 
 // MaxBodyBytes caps a request body; larger bodies get 413. Default 4 MiB.
 func MaxBodyBytes(n int64) RouterOption { return routerOption(func(r *Router) { r.cfg.maxBody = n }) }
+
+// DefaultMaxURIBytes is the default of MaxURIBytes.
+const DefaultMaxURIBytes = 4 << 10
+
+// MaxURIBytes caps the URI of a resources/read, resources/subscribe or
+// resources/unsubscribe. A longer one is refused with JSON-RPC -32602
+// (HTTP 400 on the 2026-07-28 wire) before it is matched against any
+// template, so that no request makes the server match megabytes. Default
+// DefaultMaxURIBytes (4 KiB); 0 or less restores the default.
+func MaxURIBytes(n int) RouterOption { return routerOption(func(r *Router) { r.cfg.maxURI = n }) }
+
+// MaxSubscriptionsPerSession caps the resources one session subscribes
+// to with resources/subscribe, and one 2026-07-28 subscriptions/listen
+// filter names. The next subscribe answers -32000 naming the limit (a
+// filter naming more answers 400, -32602). Default 256; 0 or less means
+// no cap.
+func MaxSubscriptionsPerSession(n int) RouterOption {
+	return routerOption(func(r *Router) { r.cfg.maxSubs = n })
+}
 
 // DefaultBodyReadTimeout is the default of BodyReadTimeout.
 const DefaultBodyReadTimeout = 30 * time.Second
@@ -264,10 +287,11 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		info: mcp.Implementation{Name: name, Version: version},
 		cfg: config{
 			pageSize: 50, bufferBytes: 4 << 20, sessionTimeout: 5 * time.Minute, maxSessions: 50_000,
-			maxBody: 4 << 20, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
+			maxBody: 4 << 20, maxURI: DefaultMaxURIBytes, maxSubs: 256, bodyTimeout: DefaultBodyReadTimeout, keepAlive: 15 * time.Second, retry: time.Second, writeTimeout: 10 * time.Second,
 			logLevel: mcp.LevelInfo,
 			cache:    cacheHint{visibility: mcp.CachePublic}, stateTTL: 5 * time.Minute, taskTTL: 10 * time.Minute,
-			versions: transport.AllVersions(),
+			taskLimits: task.Limits{Tasks: 100, Bytes: 32 << 20, Result: 4 << 20},
+			versions:   transport.AllVersions(),
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
@@ -278,6 +302,9 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			o.applyRouter(r)
 		}
 	}
+	if r.cfg.maxURI <= 0 {
+		r.cfg.maxURI = DefaultMaxURIBytes
+	}
 	r.sealer = stateless.MustNewSealer(r.cfg.stateKey, r.cfg.stateTTL)
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
@@ -286,17 +313,17 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
-		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
+		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, MaxSubscriptions: max(r.cfg.maxSubs, 0), Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
 	r.cluster = session.NewCluster(session.ClusterConfig{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
 		Unsubscribed: r.unsubscribed, Ended: func(s *session.Session, reason string) {
 			if r.onTerminate != nil {
 				r.onTerminate(reason, &Session{s: s})
 			}
 		}})
-	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
+	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log, Limits: r.cfg.taskLimits})
 	r.stopSub = session.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
-		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Quotas: r.quotas, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
+		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Quotas: r.quotas, MaxSubscriptions: max(r.cfg.maxSubs, 0), Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})
 	r.handler = r.t
 	if !r.cfg.noGuard {

@@ -39,3 +39,20 @@ func Tasks(support TaskSupport) DeclOption {
 func hasTaskTools(cat *catalog.Catalog[*declaration]) bool {
 	return slices.ContainsFunc(cat.Tools, func(d *declaration) bool { return d.tasks != TaskNone })
 }
+
+// AnonymousTasks lets callers without a principal run tools as tasks on
+// the 2026-07-28 wire. It is off by default: there a task outlives its
+// request, and no session ties it to its caller, so a server that knows
+// nothing of a caller cannot bind the task to it as the tasks extension
+// asks. Without it, such a caller's TaskOptional tools answer within the
+// request (the server decides whether to make a task) and its
+// TaskRequired tools are refused with -32600. With it, an anonymous
+// caller's tasks belong to its client address, as the per-principal
+// quotas count it (an IPv6 /64 as one; behind a proxy set Echo's
+// IPExtractor, or every anonymous caller shares the proxy's): another
+// address cannot read, answer or cancel them even with the id, though
+// callers behind one address can. Session-era tasks belong to their
+// session either way.
+func AnonymousTasks() RouterOption {
+	return routerOption(func(r *Router) { r.cfg.anonymousTasks = true })
+}

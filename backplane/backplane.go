@@ -22,6 +22,9 @@ import (
 // was deleted, or expired).
 var ErrNotFound = errors.New("backplane: not found")
 
+// ErrTooMany is returned by SetMember for a set at its limit.
+var ErrTooMany = errors.New("backplane: the set is at its limit")
+
 // Backplane is the state and messaging shared by the nodes of a server.
 // Implementations are safe for concurrent use. Errors other than
 // ErrNotFound mean the backplane is unreachable or failed.
@@ -33,9 +36,15 @@ type Backplane interface {
 	LoadSession(ctx context.Context, id string) (*Session, error)
 	// TouchSession extends a session's life by ttl from now.
 	TouchSession(ctx context.Context, id string, ttl time.Duration) error
-	// SetField sets one field of a session: FieldLogLevel,
-	// FieldSubscriptions, FieldTopics, or a data key (DataField(key)).
+	// SetField sets one field of a session: FieldLogLevel or a data key
+	// (DataField(key)).
 	SetField(ctx context.Context, id, field string, value json.RawMessage) error
+	// SetMember adds member to a set of a session, FieldSubscriptions or
+	// FieldTopics, or, with on false, removes it. It writes that one
+	// member, however many the set holds; adding a member that is there
+	// changes nothing. With limit > 0, an add that would make the set
+	// hold more than limit members changes nothing and is ErrTooMany.
+	SetMember(ctx context.Context, id, field, member string, on bool, limit int) error
 	// DeleteSession removes a session with its event buffers. It reports
 	// whether the session existed, so exactly one caller ends it.
 	DeleteSession(ctx context.Context, id string) (bool, error)
@@ -127,11 +136,12 @@ type Session struct {
 	Created       time.Time                  `json:"created"`
 }
 
-// Fields of a session settable with SetField.
+// Fields of a session: FieldLogLevel and data keys are set with
+// SetField, the sets with SetMember.
 const (
 	FieldLogLevel      = "logLevel"      // a JSON number
-	FieldSubscriptions = "subscriptions" // a JSON array of URIs
-	FieldTopics        = "topics"        // a JSON array of application topics
+	FieldSubscriptions = "subscriptions" // the set of resource URIs subscribed to
+	FieldTopics        = "topics"        // the set of application topics followed
 	dataPrefix         = "data:"
 )
 
@@ -166,6 +176,7 @@ const (
 	KindTask   = "task"   // for the node running task Stream: Method tasks/cancel, or tasks/update with Data
 	KindTopic  = "topic"  // an application event on topic URI, with Data
 	KindField  = "field"  // a session's shared field Method changed to Data (as SetField)
+	KindMember = "member" // a session's set Method gained (Data true) or lost (false) member URI (as SetMember)
 )
 
 // Message travels between nodes.

@@ -175,15 +175,41 @@ func (m *Memory) SetField(_ context.Context, id, field string, value json.RawMes
 	return applyField(&ms.s, field, value)
 }
 
+// SetMember implements Backplane.
+func (m *Memory) SetMember(_ context.Context, id, field, member string, on bool, limit int) error {
+	sh := m.shard(id)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, id)
+	if ms == nil {
+		return ErrNotFound
+	}
+	var set *[]string
+	switch field {
+	case FieldSubscriptions:
+		set = &ms.s.Subscriptions
+	case FieldTopics:
+		set = &ms.s.Topics
+	default:
+		return fmt.Errorf("backplane: %q is not a set of the session", field)
+	}
+	i := slices.Index(*set, member)
+	switch {
+	case !on && i >= 0:
+		*set = slices.Delete(*set, i, i+1)
+	case !on, i >= 0:
+	case limit > 0 && len(*set) >= limit:
+		return ErrTooMany
+	default:
+		*set = append(*set, member)
+	}
+	return nil
+}
+
 // applyField sets a field of s from its JSON value.
 func applyField(s *Session, field string, value json.RawMessage) error {
 	switch {
 	case field == FieldLogLevel:
 		return json.Unmarshal(value, &s.LogLevel)
-	case field == FieldSubscriptions:
-		return json.Unmarshal(value, &s.Subscriptions)
-	case field == FieldTopics:
-		return json.Unmarshal(value, &s.Topics)
 	case strings.HasPrefix(field, dataPrefix):
 		if s.Data == nil {
 			s.Data = map[string]json.RawMessage{}

@@ -48,6 +48,10 @@ func (c *countingBackplane) SetField(ctx context.Context, id, field string, valu
 	return c.count("set_field", c.bp.SetField(ctx, id, field, value))
 }
 
+func (c *countingBackplane) SetMember(ctx context.Context, id, field, member string, on bool, limit int) error {
+	return c.count("set_member", c.bp.SetMember(ctx, id, field, member, on, limit))
+}
+
 func (c *countingBackplane) DeleteSession(ctx context.Context, id string) (bool, error) {
 	ok, err := c.bp.DeleteSession(ctx, id)
 	return ok, c.count("delete_session", err)

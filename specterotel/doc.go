@@ -19,9 +19,10 @@
 // tools/call and prompts/get of a declared name, the name ("tools/call
 // get_weather"), with the attributes of the OpenTelemetry semantic
 // conventions for MCP (mcp.method.name, mcp.protocol.version,
-// mcp.session.id, jsonrpc.request.id, gen_ai.tool.name,
-// gen_ai.prompt.name, mcp.resource.uri, rpc.response.status_code,
-// error.type) and Specter's own: specter.era ("session" or "stateless")
+// jsonrpc.request.id, gen_ai.tool.name, gen_ai.prompt.name,
+// mcp.resource.uri, rpc.response.status_code, error.type, and, only with
+// the SessionIDs option, mcp.session.id: a session id is a credential of
+// its session) and Specter's own: specter.era ("session" or "stateless")
 // and specter.outcome. Its parent is the caller's W3C trace context:
 // traceparent and tracestate in the request's _meta (as MCP 2026-07-28
 // reserves them), or else in the HTTP headers. Handlers find the span in

@@ -69,11 +69,22 @@ func Propagator(p propagation.TextMapPropagator) Option {
 	return func(t *Telemetry) { t.prop = p }
 }
 
+// SessionIDs puts the session id (mcp.session.id) on the spans of
+// session-era requests and of the requests they send the client. It is
+// off by default: a session id is what a client presents to act in its
+// session, and spans go to trace backends that more people read than
+// read the server's own state. Turn it on where the backend is trusted as
+// the server is, to find a session's requests by its id.
+func SessionIDs() Option {
+	return func(t *Telemetry) { t.sessionIDs = true }
+}
+
 // Telemetry reports one or more routers to OpenTelemetry.
 type Telemetry struct {
-	tp   trace.TracerProvider
-	mp   metric.MeterProvider
-	prop propagation.TextMapPropagator
+	tp         trace.TracerProvider
+	mp         metric.MeterProvider
+	prop       propagation.TextMapPropagator
+	sessionIDs bool // SessionIDs
 
 	tracer   trace.Tracer
 	meter    metric.Meter
@@ -166,8 +177,11 @@ func (t *Telemetry) Probe(ctx context.Context, op observe.Op) (context.Context, 
 			trace.WithAttributes(keyMethod.String(op.Method)))
 		return ctx, func(e observe.End) { endChild(span, e) }
 	case observe.Outbound:
-		ctx, span := t.tracer.Start(ctx, op.Method, trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(keyMethod.String(op.Method), keySession.String(op.SessionID)))
+		attrs := []attribute.KeyValue{keyMethod.String(op.Method)}
+		if t.sessionIDs && op.SessionID != "" {
+			attrs = append(attrs, keySession.String(op.SessionID))
+		}
+		ctx, span := t.tracer.Start(ctx, op.Method, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 		return ctx, func(e observe.End) { endChild(span, e) }
 	}
 	return t.request(ctx, op)
@@ -189,7 +203,7 @@ func (t *Telemetry) request(ctx context.Context, op observe.Op) (context.Context
 		era = "stateless"
 	}
 	attrs := []attribute.KeyValue{keyMethod.String(op.Method), keyVersion.String(op.Version), keyEra.String(era)}
-	if op.SessionID != "" {
+	if t.sessionIDs && op.SessionID != "" {
 		attrs = append(attrs, keySession.String(op.SessionID))
 	}
 	if len(op.ID) > 0 {

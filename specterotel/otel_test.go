@@ -166,8 +166,6 @@ func TestSpansJoinTheCallersTraceInBothEras(t *testing.T) {
 			}
 			if tc.era == "stateless" {
 				want["mcp.protocol.version"] = mcptest.StatelessVersion
-			} else {
-				want["mcp.session.id"] = legacy.SessionID
 			}
 			for k, v := range want {
 				if a[k] != v {
@@ -251,6 +249,42 @@ func TestServerToClientRequestIsAChildSpan(t *testing.T) {
 	req, out := span(t, exp, "tools/call ask"), span(t, exp, "elicitation/create")
 	if out.SpanKind != trace.SpanKindClient || out.Parent.SpanID() != req.SpanContext.SpanID() {
 		t.Errorf("elicitation span kind %v parent %v; want a client span under %v", out.SpanKind, out.Parent.SpanID(), req.SpanContext.SpanID())
+	}
+}
+
+// A session id reaches spans only with SessionIDs: by default neither a
+// session-era request's span nor the span of the request it sends the
+// client carries mcp.session.id (issue 19, item 19).
+func TestSessionIDOnSpansIsOptIn(t *testing.T) {
+	for _, withIDs := range []bool{false, true} {
+		exp := tracetest.NewInMemoryExporter()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(exp))
+		opts := []specterotel.Option{specterotel.TracerProvider(tp)}
+		if withIDs {
+			opts = append(opts, specterotel.SessionIDs())
+		}
+		r := newRouter(t, specterotel.New(opts...))
+		_, c := mcptest.NewServer(t, r.Handler(), "/mcp")
+		c.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
+		c.OnRequest = func(string, json.RawMessage) (any, *jsonrpc.Error) {
+			return map[string]any{"action": "accept", "content": map[string]any{"name": "Ada"}}, nil
+		}
+		if _, err := c.Initialize(context.Background(), "2025-11-25"); err != nil {
+			t.Fatal(err)
+		}
+		if res, _, err := c.CallTool(context.Background(), "ask", nil); err != nil || res.IsError {
+			t.Fatalf("%+v %v", res, err)
+		}
+		want := ""
+		if withIDs {
+			want = c.SessionID
+		}
+		for _, name := range []string{"tools/call ask", "elicitation/create"} {
+			if got := attrs(span(t, exp, name))["mcp.session.id"]; got != want {
+				t.Errorf("SessionIDs %v: %s has mcp.session.id %q, want %q", withIDs, name, got, want)
+			}
+		}
+		_ = tp.Shutdown(context.Background())
 	}
 }
 

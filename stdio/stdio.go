@@ -18,7 +18,12 @@
 // sampling, roots) travel over the pipe; a 2026-07-28 client sends its
 // _meta on every request, probes with server/discover, and answers
 // input_required with a retry. Progress, logging, cancellation and
-// list-changed notifications all arrive on stdout.
+// list-changed notifications all arrive on stdout, each before the answer
+// it preceded; on Linux, where the output is a pipe or a Unix socket, an
+// answer that follows a notification waits (up to 50 ms) until the client
+// has read the notification, so that a client that acts on an answer
+// before on a notification it read with it (the TypeScript SDK) still
+// sees the notification first.
 //
 // Connect runs for every message. The caller is whoever started the
 // process: hand connect what it needs through Conn (a header such as
@@ -138,7 +143,7 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &writer{out: out, framing: s.Framing, broken: cancel}
+	w := &writer{out: out, framing: s.Framing, broken: cancel, unread: unreadOf(out)}
 	conn := direct.Open(s.Handler, w.write, s.Conn)
 
 	read := make(chan error, 1)
@@ -296,11 +301,19 @@ type writer struct {
 	out     io.Writer
 	framing Framing
 	broken  func() // called once the output fails: nobody reads the answers
+	// unread tells how many written bytes the client has not read yet;
+	// nil where the output cannot say (see unreadOf).
+	unread func() (int, bool)
 
 	mu     sync.Mutex // held through a write
 	buf    []byte
+	notice bool                  // the last message written was a notification or request
 	failed atomic.Pointer[error] // read without mu, which a stuck write holds
 }
+
+// maxSettle bounds how long an answer waits for the client to read the
+// notifications before it (see write).
+const maxSettle = 50 * time.Millisecond
 
 func (w *writer) write(msg []byte) {
 	w.mu.Lock()
@@ -308,6 +321,19 @@ func (w *writer) write(msg []byte) {
 	if w.failed.Load() != nil {
 		return
 	}
+	// A notification written before an answer reaches the client first,
+	// on the wire. But a client may read both in one chunk, and some act
+	// on an answer before on a notification of the same chunk: the
+	// TypeScript SDK hands notifications to their handlers one microtask
+	// later, by when the answer has retired the request's progress
+	// handler, and the last progress is lost. So an answer written right
+	// after a notification waits, up to maxSettle, until the client has
+	// read what came before: then it arrives in a read of its own.
+	isNotice := hasMethod(msg)
+	if w.notice && !isNotice {
+		w.settle()
+	}
+	w.notice = isNotice
 	b := w.buf[:0]
 	if w.framing == ContentLength {
 		b = fmt.Appendf(b, "Content-Length: %d\r\n\r\n", len(msg))
@@ -331,6 +357,42 @@ func (w *writer) write(msg []byte) {
 	if cap(b) <= 64<<10 {
 		w.buf = b
 	}
+}
+
+// settle waits until the client has read everything written, or
+// maxSettle passed, or the output cannot tell. Nothing signals a read, so
+// it polls, from 20 µs apart up to 1 ms apart: a client that reads at
+// once costs microseconds, and one that does not costs maxSettle.
+func (w *writer) settle() {
+	if w.unread == nil {
+		return
+	}
+	deadline := time.Now().Add(maxSettle)
+	for pause := 20 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
+		if n, ok := w.unread(); !ok || n == 0 || time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(pause)
+	}
+}
+
+// hasMethod reports whether msg is a request or a notification rather
+// than an answer, from the members the router writes first: "jsonrpc",
+// the id of a request, then "method" (an answer has "result" or "error"
+// there). A batch's answers are answers.
+func hasMethod(msg []byte) bool {
+	rest, ok := bytes.CutPrefix(msg, []byte(`{"jsonrpc":"2.0",`))
+	if !ok {
+		return false
+	}
+	if id, ok := bytes.CutPrefix(rest, []byte(`"id":`)); ok {
+		i := bytes.IndexByte(id, ',') // the server's own request ids hold no comma
+		if i < 0 {
+			return false
+		}
+		rest = id[i+1:]
+	}
+	return bytes.HasPrefix(rest, []byte(`"method":`))
 }
 
 func (w *writer) err() error {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -36,12 +37,26 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 			t.Fatalf("load from the other node: %+v %v", got, err)
 		}
 		must(t, b.SetField(ctx, "s1", backplane.FieldLogLevel, json.RawMessage(`4`)))
-		must(t, b.SetField(ctx, "s1", backplane.FieldSubscriptions, json.RawMessage(`["a://x"]`)))
-		must(t, b.SetField(ctx, "s1", backplane.FieldTopics, json.RawMessage(`["orders","prices"]`)))
+		must(t, b.SetMember(ctx, "s1", backplane.FieldSubscriptions, "a://x", true, 2))
+		must(t, b.SetMember(ctx, "s1", backplane.FieldSubscriptions, "a://x", true, 2)) // there already
+		must(t, b.SetMember(ctx, "s1", backplane.FieldSubscriptions, "a://y", true, 2))
+		if err := a.SetMember(ctx, "s1", backplane.FieldSubscriptions, "a://z", true, 2); !errors.Is(err, backplane.ErrTooMany) {
+			t.Errorf("a member past the limit: %v", err)
+		}
+		must(t, a.SetMember(ctx, "s1", backplane.FieldSubscriptions, "a://y", false, 2))
+		must(t, a.SetMember(ctx, "s1", backplane.FieldSubscriptions, "a://nope", false, 2))
+		must(t, b.SetMember(ctx, "s1", backplane.FieldTopics, "orders", true, 0))
+		must(t, b.SetMember(ctx, "s1", backplane.FieldTopics, "prices", true, 0))
 		must(t, b.SetField(ctx, "s1", backplane.DataField("cart"), json.RawMessage(`{"items":2}`)))
 		got, _ = a.LoadSession(ctx, "s1")
-		if got.LogLevel != 4 || len(got.Subscriptions) != 1 || len(got.Topics) != 2 || got.Topics[1] != "prices" || string(got.Data["cart"]) != `{"items":2}` {
+		if got.LogLevel != 4 || !slices.Equal(got.Subscriptions, []string{"a://x"}) || !slices.Equal(got.Topics, []string{"orders", "prices"}) ||
+			string(got.Data["cart"]) != `{"items":2}` {
 			t.Fatalf("fields: %+v", got)
+		}
+		// A member leaves room for another once removed.
+		must(t, a.SetMember(ctx, "s1", backplane.FieldSubscriptions, "a://z", true, 2))
+		if err := a.SetMember(ctx, "nope", backplane.FieldSubscriptions, "a://x", true, 0); !errors.Is(err, backplane.ErrNotFound) {
+			t.Errorf("set member on unknown: %v", err)
 		}
 		if err := a.SetField(ctx, "nope", backplane.FieldLogLevel, json.RawMessage(`1`)); !errors.Is(err, backplane.ErrNotFound) {
 			t.Errorf("set on unknown: %v", err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,9 +15,12 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 )
 
-// Fields of the session hash, besides backplane.FieldLogLevel,
-// backplane.FieldSubscriptions and backplane.FieldTopics. The field of a
-// data key is backplane.DataField(key), which starts with dataPrefix.
+// Fields of the session hash, besides backplane.FieldLogLevel. The field
+// of a data key is backplane.DataField(key), which starts with
+// dataPrefix. Each member of a set (backplane.FieldSubscriptions or
+// FieldTopics) is a field of its own, its prefix then the member, so that
+// adding or removing one writes that one; a count field beside keeps the
+// set's size for SetMember's limit.
 const (
 	fieldID           = "id"
 	fieldVersion      = "version"
@@ -25,7 +29,21 @@ const (
 	fieldCapabilities = "capabilities"
 	fieldCreated      = "created"
 	dataPrefix        = "data:"
+	subscriptionField = "sub:"   // + URI
+	topicField        = "topic:" // + topic
+	countPrefix       = "n:"     // + a set's prefix: how many members it has
 )
+
+// memberPrefix returns the prefix of a set's member fields.
+func memberPrefix(set string) (string, error) {
+	switch set {
+	case backplane.FieldSubscriptions:
+		return subscriptionField, nil
+	case backplane.FieldTopics:
+		return topicField, nil
+	}
+	return "", fmt.Errorf("%q is not a set of the session", set)
+}
 
 // luaExpire is a Lua function giving a key a TTL of ttl milliseconds, or
 // none when ttl <= 0 (a session without expiry, or PTTL's -1).
@@ -120,6 +138,33 @@ redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 return 1
 `)
 
+// setMemberScript adds a member field of a set of a session that exists,
+// counting it, unless the set holds limit members already (0: no limit),
+// or deletes it; -1 if the session does not exist, 0 for a set at its
+// limit, 1 otherwise.
+// KEYS: session. ARGV: member field, count field, 1 to add or 0, limit.
+var setMemberScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 0 then
+	return -1
+end
+if ARGV[3] == '0' then
+	if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then
+		redis.call('HINCRBY', KEYS[1], ARGV[2], -1)
+	end
+	return 1
+end
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then
+	return 1
+end
+local limit = tonumber(ARGV[4])
+if limit > 0 and tonumber(redis.call('HGET', KEYS[1], ARGV[2]) or '0') >= limit then
+	return 0
+end
+redis.call('HSET', KEYS[1], ARGV[1], '')
+redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
+return 1
+`)
+
 // deleteScript deletes a session and its streams, returning 1 if the
 // session existed.
 // KEYS: session, streams. ARGV: base.
@@ -162,12 +207,16 @@ func (b *Backplane) CreateSession(ctx context.Context, s *backplane.Session, ttl
 	if len(s.Capabilities) > 0 {
 		args = append(args, fieldCapabilities, []byte(s.Capabilities))
 	}
-	if s.Subscriptions != nil {
-		subs, err := json.Marshal(s.Subscriptions)
-		if err != nil {
-			return fmt.Errorf("redisbp: create session: %w", err)
+	for _, set := range []struct {
+		prefix  string
+		members []string
+	}{{subscriptionField, s.Subscriptions}, {topicField, s.Topics}} {
+		for _, m := range set.members {
+			args = append(args, set.prefix+m, "")
 		}
-		args = append(args, backplane.FieldSubscriptions, subs)
+		if len(set.members) > 0 {
+			args = append(args, countPrefix+set.prefix, len(slices.Compact(slices.Sorted(slices.Values(set.members)))))
+		}
 	}
 	for key, v := range s.Data {
 		args = append(args, backplane.DataField(key), []byte(v))
@@ -212,10 +261,10 @@ func decodeSession(h map[string]string) (*backplane.Session, error) {
 		switch {
 		case f == backplane.FieldLogLevel:
 			s.LogLevel, err = strconv.Atoi(v)
-		case f == backplane.FieldSubscriptions:
-			err = json.Unmarshal([]byte(v), &s.Subscriptions)
-		case f == backplane.FieldTopics:
-			err = json.Unmarshal([]byte(v), &s.Topics)
+		case strings.HasPrefix(f, subscriptionField):
+			s.Subscriptions = append(s.Subscriptions, f[len(subscriptionField):])
+		case strings.HasPrefix(f, topicField):
+			s.Topics = append(s.Topics, f[len(topicField):])
 		case f == fieldCreated:
 			err = s.Created.UnmarshalText([]byte(v))
 		case strings.HasPrefix(f, dataPrefix):
@@ -228,6 +277,8 @@ func decodeSession(h map[string]string) (*backplane.Session, error) {
 			return nil, fmt.Errorf("field %q: %w", f, err)
 		}
 	}
+	slices.Sort(s.Subscriptions) // a hash has no order
+	slices.Sort(s.Topics)
 	return s, nil
 }
 
@@ -330,16 +381,33 @@ func fieldValue(field string, value json.RawMessage) ([]byte, error) {
 			return nil, fmt.Errorf("field %q: %w", field, err)
 		}
 		return strconv.AppendInt(nil, int64(level), 10), nil
-	case field == backplane.FieldSubscriptions || field == backplane.FieldTopics:
-		var subs []string
-		if err := json.Unmarshal(value, &subs); err != nil {
-			return nil, fmt.Errorf("field %q: %w", field, err)
-		}
-		return value, nil
 	case strings.HasPrefix(field, dataPrefix):
 		return value, nil
 	}
 	return nil, fmt.Errorf("unknown session field %q", field)
+}
+
+// SetMember implements backplane.Backplane in one script that writes the
+// one member.
+func (b *Backplane) SetMember(ctx context.Context, id, set, member string, on bool, limit int) error {
+	prefix, err := memberPrefix(set)
+	if err != nil {
+		return fmt.Errorf("redisbp: set member: %w", err)
+	}
+	add := "0"
+	if on {
+		add = "1"
+	}
+	n, err := setMemberScript.Run(ctx, b.client, []string{b.keys(id).session()}, prefix+member, countPrefix+prefix, add, max(limit, 0)).Int()
+	switch {
+	case err != nil:
+		return fmt.Errorf("redisbp: set member of %q: %w", set, err)
+	case n < 0:
+		return backplane.ErrNotFound
+	case n == 0:
+		return backplane.ErrTooMany
+	}
+	return nil
 }
 
 // DeleteSession implements backplane.Backplane. It is atomic, so of

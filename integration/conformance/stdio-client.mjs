@@ -42,7 +42,8 @@ try {
   // What arrives over the pipe, before the SDK's own dispatch: the SDK
   // hands notifications to their handlers a tick later than responses,
   // so a progress notification read in the same chunk as its result
-  // never reaches onprogress.
+  // would never reach onprogress (the server lets the notifications be
+  // read before it writes the result).
   const deliver = transport.onmessage;
   transport.onmessage = (msg, extra) => {
     if (msg.method === 'notifications/progress') report.wireProgress.push(msg.params);

@@ -49,6 +49,12 @@ func (t *Table) Receive(m *backplane.Message) {
 		s.Stop()
 	case backplane.KindField:
 		s.applyField(m.Method, m.Data)
+	case backplane.KindMember:
+		i := subscriptions
+		if m.Method == backplane.FieldTopics {
+			i = topics
+		}
+		s.applyMember(i, m.URI, string(m.Data) == "true")
 	}
 }
 

@@ -156,7 +156,7 @@ func (c *Cluster) ended(s *Session, reason string) {
 
 // Subscribed reports whether s is subscribed to uri and has a GET stream
 // here to deliver on. A client may have subscribed through another node:
-// that node published the change (backplane.KindField), and every request
+// that node published the change (backplane.KindMember), and every request
 // through this one reads the record back (Admit), so the copy here is
 // current without a read per notification.
 func (c *Cluster) Subscribed(s *Session, uri string) bool {

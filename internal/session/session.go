@@ -213,21 +213,6 @@ func (s *Session) applyField(field string, raw json.RawMessage) {
 		if json.Unmarshal(raw, &l) == nil {
 			s.logLevel.Store(l)
 		}
-	case field == backplane.FieldSubscriptions || field == backplane.FieldTopics:
-		var list []string
-		if json.Unmarshal(raw, &list) != nil {
-			return
-		}
-		i := subscriptions
-		if field == backplane.FieldTopics {
-			i = topics
-		}
-		s.mu.Lock()
-		if s.lists == nil {
-			s.lists = new([2][]string)
-		}
-		s.lists[i] = list
-		s.mu.Unlock()
 	case strings.HasPrefix(field, backplane.DataField("")):
 		s.mu.Lock()
 		if s.data == nil {
@@ -286,7 +271,8 @@ func (s *Session) LoadJSON(key string, dst any) (bool, error) {
 }
 
 // Subscribe adds uri to the session's resource subscriptions (on) or
-// removes it, here and in the backplane.
+// removes it, here and in the backplane. An add past the table's
+// MaxSubscriptions is backplane.ErrTooMany.
 func (s *Session) Subscribe(uri string, on bool) error {
 	return s.toggle(subscriptions, backplane.FieldSubscriptions, uri, on)
 }
@@ -324,12 +310,41 @@ func (s *Session) list(i int) []string {
 	return s.lists[i]
 }
 
-// toggle adds v to list i (on) or removes it, and shares the list as
-// field. The list is replaced, never changed in place: Refresh hands the
-// record's own slices over.
+// toggle adds v to list i (on) or removes it, in the backplane, which
+// writes that one member (never the whole list, which would cost writes
+// quadratic in its length), then here; on a shared backplane the other
+// nodes are told of that member.
 func (s *Session) toggle(i int, field, v string, on bool) error {
+	limit := 0
+	if i == subscriptions {
+		limit = s.t.cfg.MaxSubscriptions
+	}
+	ctx, cancel := s.t.cfg.Streams.Context()
+	defer cancel()
+	if err := s.t.cfg.Backplane.SetMember(ctx, s.id, field, v, on, limit); err != nil {
+		return err
+	}
+	s.applyMember(i, v, on)
+	if !s.t.cfg.Local {
+		data := json.RawMessage("false")
+		if on {
+			data = json.RawMessage("true")
+		}
+		s.t.cfg.Publish(&backplane.Message{Kind: backplane.KindMember, Session: s.id, Method: field, URI: v, Data: data})
+	}
+	return nil
+}
+
+// applyMember adds v to list i (on) or removes it, here. The list is
+// replaced, never changed in place: Refresh hands the record's own
+// slices over.
+func (s *Session) applyMember(i int, v string, on bool) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	cur := s.list(i)
+	if slices.Contains(cur, v) == on {
+		return
+	}
 	out := make([]string, 0, len(cur)+1)
 	for _, u := range cur {
 		if u != v {
@@ -343,8 +358,6 @@ func (s *Session) toggle(i int, field, v string, on bool) error {
 		s.lists = new([2][]string)
 	}
 	s.lists[i] = out
-	s.mu.Unlock()
-	return s.setField(field, out)
 }
 
 func (s *Session) has(i int, v string) bool {

@@ -24,6 +24,8 @@ type Config struct {
 	Node      string        // this node's id, part of ids that must be unique across nodes
 	Log       zerolog.Logger
 	Publish   func(*backplane.Message) // sends to every node
+	// MaxSubscriptions caps a session's resource subscriptions; 0: none.
+	MaxSubscriptions int
 	// Expired runs when the idle timer finds the shared record gone, with
 	// why: EndTimeout for a session left idle, EndError for one in use
 	// whose record was lost.

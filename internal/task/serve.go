@@ -50,12 +50,14 @@ type Run func(ctx context.Context, t *Task) (json.RawMessage, *jsonrpc.Error)
 
 // Start starts run as a new task of owner, readable for ttl, on its own
 // goroutine counted in work, holds it (see Add) and returns it as it was
-// created. base bounds the work; notify, if not nil, gets
-// notifications/tasks/status on every change, and then a result whose
-// isError is set fails the task, as revision 2025-11-25 says.
-func (tt *Table) Start(base context.Context, owner string, ttl time.Duration, notify func([]byte), work *sync.WaitGroup, run Run) (*State, error) {
+// created. It counts against the Limits of holder. base bounds the work;
+// notify, if not nil, gets notifications/tasks/status on every change,
+// and then a result whose isError is set fails the task, as revision
+// 2025-11-25 says.
+func (tt *Table) Start(base context.Context, owner, holder string, ttl time.Duration, notify func([]byte), work *sync.WaitGroup, run Run) (*State, error) {
 	ctx, cancel := context.WithCancel(base)
 	t := New(owner, ttl, cancel)
+	t.Holder = holder
 	var changed func(*State)
 	if notify != nil {
 		changed = func(s *State) { notify(s.Notice()) }

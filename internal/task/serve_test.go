@@ -68,7 +68,7 @@ func TestStartAndAnswerInASession(t *testing.T) {
 		notices []string
 	)
 	release := make(chan struct{})
-	created, err := a.Start(context.Background(), "s:1", time.Hour, func(p []byte) {
+	created, err := a.Start(context.Background(), "s:1", "ip:1", time.Hour, func(p []byte) {
 		mu.Lock()
 		notices = append(notices, string(p))
 		mu.Unlock()

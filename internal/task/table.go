@@ -25,29 +25,117 @@ type Config struct {
 	// Publish sends a message to every node.
 	Publish func(*backplane.Message)
 	Log     zerolog.Logger
+	// Limits bound what the tasks of one holder keep on this node.
+	Limits Limits
+}
+
+// Limits bound the tasks of one holder (a caller) that run on a node, from
+// their start until their TTL runs out: what a caller could otherwise
+// pin with tasks is unbounded, since a task keeps its result, or the
+// questions it waits on, for its whole TTL. Zero fields bound nothing.
+type Limits struct {
+	// Tasks caps the live tasks of a holder: working, waiting for input,
+	// or ended and still readable. Start refuses the next one.
+	Tasks int
+	// Bytes caps what a holder's tasks keep together (results, errors,
+	// open questions), and Result what one task keeps. A task whose state
+	// would pass either fails at once, keeping only the reason.
+	Bytes, Result int64
 }
 
 // Table holds the tasks whose work runs on this node until their TTL runs
 // out, then drops and stops them, and answers for any task of the
 // deployment through the backplane.
 type Table struct {
-	cfg Config
-	mu  sync.Mutex
-	m   map[string]*Task
+	cfg  Config
+	mu   sync.Mutex
+	m    map[string]*Task
+	held map[string]*holding // by holder
+}
+
+// codeOverLimit is the JSON-RPC error of a task over a limit, from the
+// implementation-defined server errors (as the transport's 429s).
+const codeOverLimit = -32000
+
+// holding is what one holder's tasks take on this node.
+type holding struct {
+	tasks int
+	bytes int64
 }
 
 // NewTable returns an empty table.
-func NewTable(cfg Config) *Table { return &Table{cfg: cfg, m: map[string]*Task{}} }
+func NewTable(cfg Config) *Table {
+	return &Table{cfg: cfg, m: map[string]*Task{}, held: map[string]*holding{}}
+}
+
+// take counts one more live task for holder, unless it is at the limit.
+func (tt *Table) take(holder string) *jsonrpc.Error {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	h := tt.held[holder]
+	if h == nil {
+		h = &holding{}
+		tt.held[holder] = h
+	}
+	if limit := tt.cfg.Limits.Tasks; limit > 0 && h.tasks >= limit {
+		return jsonrpc.Errorf(codeOverLimit, "Too many tasks: this caller already holds %d tasks on this server, the most allowed; "+
+			"a task counts until its TTL runs out after it ends, so wait, or cancel one that is still running", limit)
+	}
+	h.tasks++
+	return nil
+}
+
+// release gives back a task of holder that charged bytes.
+func (tt *Table) release(holder string, bytes int64) {
+	tt.mu.Lock()
+	defer tt.mu.Unlock()
+	if h := tt.held[holder]; h != nil {
+		if h.tasks--; h.tasks <= 0 {
+			delete(tt.held, holder)
+			return
+		}
+		h.bytes -= bytes
+	}
+}
+
+// charger returns t's fits: it charges what t's state keeps, size, to
+// t's holder, in place of what its earlier state kept (t.charged).
+func (tt *Table) charger(t *Task) func(size int64, force bool) *jsonrpc.Error {
+	return func(size int64, force bool) *jsonrpc.Error {
+		tt.mu.Lock()
+		defer tt.mu.Unlock()
+		h := tt.held[t.Holder]
+		l, total := tt.cfg.Limits, h.bytes-t.charged+size
+		switch {
+		case force:
+		case l.Result > 0 && size > l.Result:
+			return jsonrpc.Errorf(codeOverLimit, "Task result too large: it holds %d bytes, and a task keeps at most %d", size, l.Result)
+		case l.Bytes > 0 && total > l.Bytes:
+			return jsonrpc.Errorf(codeOverLimit, "Task result too large: this caller's tasks would keep %d bytes, and they keep at most %d "+
+				"until they expire; cancel tasks, or ask for less at a time", total, l.Bytes)
+		}
+		h.bytes, t.charged = total, size
+		return nil
+	}
+}
 
 // Add holds t for its TTL and shares it, so that it can be polled before
 // the answer that names it leaves. changed, if not nil, runs after every
-// later change of t, on this node. It fails when the backplane does.
+// later change of t, on this node. It fails when the backplane does, and
+// with a *jsonrpc.Error when t's holder holds as many tasks as Limits
+// allow.
 func (tt *Table) Add(t *Task, changed func(*State)) error {
+	if e := tt.take(t.Holder); e != nil {
+		return e
+	}
 	saving := sync.Mutex{} // a later state is never overwritten by an earlier one
 	t.changed = func(t *Task) {
 		saving.Lock()
 		s := t.State()
 		err := tt.save(t.Owner, s)
+		if err == nil && Terminal(s.Status) {
+			t.shed() // the backplane keeps the ended task: one copy is enough
+		}
 		saving.Unlock()
 		if err != nil {
 			tt.cfg.Log.Warn().Err(err).Str("task", t.ID).Msg("mcp task: the backplane did not take a change")
@@ -56,7 +144,9 @@ func (tt *Table) Add(t *Task, changed func(*State)) error {
 			changed(s)
 		}
 	}
+	t.fits = tt.charger(t)
 	if err := tt.save(t.Owner, t.State()); err != nil {
+		tt.release(t.Holder, 0)
 		return err
 	}
 	tt.mu.Lock()
@@ -67,6 +157,11 @@ func (tt *Table) Add(t *Task, changed func(*State)) error {
 		delete(tt.m, t.ID)
 		tt.mu.Unlock()
 		t.Stop()
+		t.mu.Lock()
+		t.fits = nil // charges nothing more
+		bytes := t.charged
+		t.mu.Unlock()
+		tt.release(t.Holder, bytes)
 	})
 	return nil
 }
@@ -109,7 +204,9 @@ func (tt *Table) Get(id, owner string) (*State, *refusal.Error) {
 		if t.Owner != owner {
 			return nil, refusal.UnknownTask(id)
 		}
-		return t.State(), nil
+		if s, ok := t.kept(); ok {
+			return s, nil
+		}
 	}
 	ctx, cancel := tt.cfg.Context()
 	defer cancel()
@@ -216,7 +313,9 @@ func (tt *Table) Wait(ctx context.Context, id, owner string) (*State, *refusal.E
 	if t := tt.local(id); t != nil && t.Owner == owner {
 		select {
 		case <-t.Done():
-			return t.State(), nil
+			if s, ok := t.kept(); ok {
+				return s, nil
+			}
 		case <-ctx.Done():
 			return nil, refusal.BadRequest(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
 		}

@@ -162,3 +162,47 @@ func TestPayload(t *testing.T) {
 		t.Error("a cancelled task has a result")
 	}
 }
+
+// A holder's live tasks and the bytes they keep are bounded, one task's
+// too; a task over a bound fails keeping only the reason, and an expired
+// task gives its share back.
+func TestTableLimits(t *testing.T) {
+	a, _ := cluster(t)
+	a.cfg.Limits = Limits{Tasks: 3, Bytes: 400, Result: 250}
+	start := func(holder string, ttl time.Duration) (*Task, error) {
+		tk := New("o:"+holder, ttl, func() {})
+		tk.Holder = holder
+		return tk, a.Add(tk, nil)
+	}
+	result := func(n int) json.RawMessage { return json.RawMessage(`"` + string(make([]byte, n-2)) + `"`) }
+	t1, _ := start("h", time.Hour)
+	t2, _ := start("h", time.Hour)
+	t3, _ := start("h", 20*time.Millisecond)
+	if _, err := start("h", time.Hour); err == nil {
+		t.Error("a fourth live task of one holder was taken")
+	}
+	if _, err := start("other", time.Hour); err != nil {
+		t.Errorf("another holder's task: %v", err)
+	}
+	t1.Finish(result(300), nil, false) // over Result
+	t2.Finish(result(200), nil, false)
+	t3.Finish(result(210), nil, false) // over Bytes with t2's 200 and t1's reason
+	for i, tc := range []struct {
+		tk     *Task
+		status string
+	}{{t1, Failed}, {t2, Completed}, {t3, Failed}} {
+		s, _ := a.Get(tc.tk.ID, tc.tk.Owner)
+		if s.Status != tc.status || tc.status == Failed && (s.Error == nil || s.Error.Code != codeOverLimit || s.Result != nil) {
+			t.Errorf("task %d: %s %+v %s; want %s", i+1, s.Status, s.Error, s.Result, tc.status)
+		}
+	}
+	// Once t3 expires, its slot is free again.
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := start("h", time.Hour); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("an expired task kept its holder's slot")
+		}
+	}
+}

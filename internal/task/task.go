@@ -61,12 +61,19 @@ type State struct {
 type Task struct {
 	ID      string
 	Owner   string // only its owner may see it
+	Holder  string // whose limits it counts against (see Limits)
 	cancel  context.CancelFunc
 	changed func(*Task) // after every change, outside mu
+	// fits charges the bytes a state keeps to the task's holder, or, unless
+	// forced, says why it cannot keep them and charges nothing; nil
+	// charges nothing. Called with mu held.
+	fits    func(size int64, force bool) *jsonrpc.Error
+	charged int64 // what fits charged last
 	done    chan struct{}
 
 	mu      sync.Mutex
 	st      State
+	gone    bool // ended, and its result left for the backplane to keep
 	waiters map[string]chan json.RawMessage
 }
 
@@ -90,6 +97,11 @@ func newID() string {
 func (t *Task) State() *State {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.copyState()
+}
+
+// copyState returns a copy of the state; t.mu held.
+func (t *Task) copyState() *State {
 	s := t.st
 	if len(s.Inputs) > 0 {
 		s.Inputs = make(map[string]mcp.InputRequest, len(t.st.Inputs))
@@ -98,6 +110,28 @@ func (t *Task) State() *State {
 		}
 	}
 	return &s
+}
+
+// kept returns the task as it is now, unless it ended and left its
+// result for the backplane to keep (shed).
+func (t *Task) kept() (*State, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.gone {
+		return nil, false
+	}
+	return t.copyState(), true
+}
+
+// shed lets an ended task's result go once the backplane holds it, so
+// that the result is kept once, not also on the heap of the node that
+// ran the work.
+func (t *Task) shed() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if Terminal(t.st.Status) {
+		t.st.Result, t.gone = nil, true
+	}
 }
 
 // Done is closed when the task reaches a terminal status.
@@ -116,11 +150,40 @@ func (t *Task) change(f func(s *State) bool) {
 	if final {
 		t.st.Inputs = nil
 	}
+	refused := false
+	if t.fits != nil {
+		if e := t.fits(t.st.size(), false); e != nil {
+			// What the task would keep is over a limit: it fails and
+			// keeps only the reason, and its work, if it still runs, ends.
+			t.st.Status, t.st.Message, t.st.Result, t.st.Inputs, t.st.Error = Failed, e.Message, nil, nil, e
+			clear(t.waiters)
+			t.fits(t.st.size(), true) // the reason is small, and kept
+			refused, final = true, true
+		}
+	}
 	t.mu.Unlock()
+	if refused {
+		t.cancel()
+	}
 	t.changed(t)
 	if final {
 		close(t.done)
 	}
+}
+
+// size is about how many bytes the state keeps beyond its fixed fields:
+// its result, message, error and open questions.
+func (s *State) size() int64 {
+	n := len(s.Result) + len(s.Message)
+	if s.Error != nil {
+		d, _ := json.Marshal(s.Error.Data)
+		n += len(s.Error.Message) + len(d)
+	}
+	for k, in := range s.Inputs {
+		p, _ := json.Marshal(in.Params)
+		n += len(k) + len(in.Method) + len(p)
+	}
+	return int64(n)
 }
 
 // Finish records the work's outcome: completed with result, or failed
@@ -205,9 +268,10 @@ func (t *Task) Answer(responses map[string]json.RawMessage) {
 	})
 }
 
-// Stop cancels the work and, unless the task already ended, marks it
-// cancelled.
+// Stop marks the task cancelled, unless it already ended, and cancels
+// the work: in that order, so that the work, ending on its cancellation,
+// does not report a failure first.
 func (t *Task) Stop() {
-	t.cancel()
 	t.change(func(s *State) bool { s.Status, s.Message = Cancelled, "The task was cancelled."; return true })
+	t.cancel()
 }

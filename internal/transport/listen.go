@@ -11,6 +11,7 @@ import (
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -101,6 +102,11 @@ func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C
 			return
 		}
 	}
+	if n, limit := len(p.Notifications.ResourceSubscriptions), t.cfg.MaxSubscriptions; limit > 0 && n > limit {
+		refusal.Write(w, m.ID, refusal.BadRequest(jsonrpc.Errorf(jsonrpc.CodeInvalidParams,
+			"Invalid params: the filter names %d resources; a listen stream follows at most %d", n, limit)))
+		return
+	}
 	if t.cfg.Closing.Load() {
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
@@ -112,6 +118,12 @@ func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C
 	}
 	l := &Listener{id: m.ID, filter: p.Notifications, principal: t.host.Principal(c), grant: t.host.Grant(c),
 		ob: t.cfg.Streams.New(stream.Options{Standalone: true})}
+	// Updates are matched by URI, spelled as the router spells them
+	// (its URIs are normalized the same way).
+	l.filter.ResourceSubscriptions = make([]string, len(p.Notifications.ResourceSubscriptions))
+	for i, u := range p.Notifications.ResourceSubscriptions {
+		l.filter.ResourceSubscriptions[i] = uripattern.Normalize(u)
+	}
 	ack, _ := json.Marshal(map[string]any{
 		"_meta":         map[string]json.RawMessage{mcp.MetaSubscriptionID: json.RawMessage(m.ID)},
 		"notifications": p.Notifications,

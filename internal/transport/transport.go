@@ -68,11 +68,13 @@ type Config struct {
 	LogLevel    int           // new sessions' log severity
 	Versions    Versions      // the revisions offered
 	Quotas      Quotas
-	Closing     *atomic.Bool // set when the router shuts down
-	Sessions    *session.Table
-	Cluster     *session.Cluster
-	Streams     *stream.Node
-	Report      func(ctx context.Context, err error) // errors only the server sees
+	// MaxSubscriptions caps the resources a listen filter names; 0 is no cap.
+	MaxSubscriptions int
+	Closing          *atomic.Bool // set when the router shuts down
+	Sessions         *session.Table
+	Cluster          *session.Cluster
+	Streams          *stream.Node
+	Report           func(ctx context.Context, err error) // errors only the server sees
 }
 
 // Transport serves the MCP endpoint for a Host.

@@ -14,6 +14,10 @@
 // start (a leading "/" is kept), and refused if it holds "\" or nothing
 // is left. Query variables ({?q}, {&q}) are checked for control
 // characters only.
+//
+// Matching costs time linear in the URI's length, whatever the template
+// (see matcher); a server still bounds the URIs it accepts, so that no
+// request makes it match megabytes.
 package uripattern
 
 import (
@@ -35,6 +39,7 @@ type Pattern struct {
 	written  string
 	template string
 	t        *uritemplate.Template
+	m        *matcher
 	vars     []string
 	ops      map[string]byte // each variable's operator: '+', '#', '?', …, or 0
 }
@@ -56,6 +61,9 @@ func Compile(pattern string) (*Pattern, error) {
 	}
 	t, err := uritemplate.New(tmpl)
 	if err != nil {
+		return nil, fmt.Errorf("invalid URI template %q: %w", pattern, err)
+	}
+	if p.m, err = compileMatcher(tmpl); err != nil {
 		return nil, fmt.Errorf("invalid URI template %q: %w", pattern, err)
 	}
 	p.t = t
@@ -87,32 +95,22 @@ func (p *Pattern) Match(uri string) (map[string]any, bool) {
 	if p.t == nil {
 		return nil, uri == p.template
 	}
-	vals := p.t.Match(uri)
+	vals := p.m.match(uri)
 	if vals == nil {
 		return nil, false
 	}
-	out := make(map[string]any, len(p.vars))
-	for _, name := range p.vars {
-		v := vals.Get(name)
-		if !v.Valid() {
-			continue
-		}
-		switch v.T {
-		case uritemplate.ValueTypeString:
-			s, ok := safe(p.ops[name], v.String())
-			if !ok {
+	out := make(map[string]any, len(vals))
+	for name, raw := range vals {
+		vs := make([]any, len(raw))
+		for i, r := range raw {
+			var ok bool
+			if vs[i], ok = safe(p.ops[name], unescape(r)); !ok {
 				return nil, false
 			}
-			out[name] = s
-		case uritemplate.ValueTypeList:
-			l := v.List()
-			vs := make([]any, len(l))
-			for i, s := range l {
-				var ok bool
-				if vs[i], ok = safe(p.ops[name], s); !ok {
-					return nil, false
-				}
-			}
+		}
+		if len(vs) == 1 {
+			out[name] = vs[0]
+		} else {
 			out[name] = vs
 		}
 	}
@@ -188,4 +186,81 @@ func (p *Pattern) Expand(values map[string]any) (string, error) {
 		}
 	}
 	return p.t.Expand(vals)
+}
+
+// Canonical returns the URI the pattern gives for values, as Match found
+// them in a URI: one spelling for every URI that holds the same values,
+// whatever it escaped, and with reserved expansions cleaned. Variables
+// without a value are left out, as RFC 6570 expands undefined ones. A
+// fixed URI is its own canonical form.
+func (p *Pattern) Canonical(values map[string]any) (string, error) {
+	if p.t == nil {
+		return p.template, nil
+	}
+	vals := uritemplate.Values{}
+	for name, v := range values {
+		switch x := v.(type) {
+		case string:
+			vals.Set(name, uritemplate.String(x))
+		case []any:
+			l := make([]string, len(x))
+			for i, s := range x {
+				l[i], _ = s.(string)
+			}
+			vals.Set(name, uritemplate.List(l...))
+		}
+	}
+	return p.t.Expand(vals)
+}
+
+// Normalize returns uri with its percent-escapes normalized as RFC 3986
+// §6.2.2 says: an escaped unreserved character (ALPHA, DIGIT, "-", ".",
+// "_", "~") is decoded, and the hex digits of the other escapes are
+// upper case. URIs that differ only in such escapes name the same
+// resource, and after Normalize they are the same string.
+func Normalize(uri string) string {
+	i := strings.IndexByte(uri, '%')
+	if i < 0 {
+		return uri
+	}
+	b := make([]byte, 0, len(uri))
+	b = append(b, uri[:i]...)
+	for ; i < len(uri); i++ {
+		c := uri[i]
+		if c != '%' || i+2 >= len(uri) || !isHex(uri[i+1]) || !isHex(uri[i+2]) {
+			b = append(b, c)
+			continue
+		}
+		d := unhex(uri[i+1])<<4 | unhex(uri[i+2])
+		if isUnreserved(d) {
+			b = append(b, d)
+		} else {
+			b = append(b, '%', upper(uri[i+1]), upper(uri[i+2]))
+		}
+		i += 2
+	}
+	return string(b)
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c >= 'a':
+		return c - 'a' + 10
+	}
+	return c - 'A' + 10
+}
+
+func upper(c byte) byte {
+	if 'a' <= c && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
+}
+
+func isUnreserved(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~'
 }
