@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"errors"
 	"net/http"
 	"regexp"
 	"testing"
@@ -141,18 +142,65 @@ func TestIdleSessionsAreReclaimed(t *testing.T) {
 }
 
 func TestSessionWithOpenStreamIsNotReclaimed(t *testing.T) {
-	r := fixture.New(quiet, specter.SessionTimeout(30*time.Millisecond))
+	ended := make(chan string, 64)
+	r := fixture.New(quiet, specter.SessionTimeout(30*time.Millisecond),
+		specter.OnTerminate(func(_ string, s *specter.Session) { ended <- s.ID() }))
 	e := newEnv(t, r)
-	c := e.session(nil, "2025-11-25")
-	s, err := c.Listen(ctx(t), "")
-	if err != nil {
+	// A loaded machine may take longer than the timeout between initialize
+	// and the GET: a session reclaimed before its stream opened proves
+	// nothing either way, so it is tried again with a new one.
+	var (
+		c *mcptest.Client
+		s *mcptest.Stream
+	)
+	for s == nil {
+		c = e.newClient(nil)
+		if _, err := c.Initialize(ctx(t), "2025-11-25"); err != nil {
+			if reclaimed(err) {
+				t.Log("reclaimed before its stream opened; again")
+				continue
+			}
+			t.Fatal(err)
+		}
+		var err error
+		if s, err = c.Listen(ctx(t), ""); err != nil {
+			if !reclaimed(err) {
+				t.Fatal(err)
+			}
+			t.Log("reclaimed before its stream opened; again")
+		}
+	}
+	defer s.Close()
+	// A second session goes idle after the first one's stream opened: once
+	// the sweeper reclaims it, it has passed the first one's deadline too.
+	idle := e.newClient(nil)
+	if _, err := idle.Initialize(ctx(t), "2025-11-25"); err != nil && !reclaimed(err) {
 		t.Fatal(err)
 	}
-	time.Sleep(150 * time.Millisecond)
-	if e.r.Sessions() != 1 {
-		t.Fatal("a session with an open GET stream was reclaimed")
+	for {
+		select {
+		case id := <-ended:
+			if id == c.SessionID {
+				t.Fatal("a session with an open GET stream was reclaimed")
+			}
+			if id != idle.SessionID {
+				continue // one reclaimed before its stream opened
+			}
+		case <-ctx(t).Done():
+			t.Fatal("the idle session was never reclaimed")
+		}
+		break
 	}
-	s.Close()
+	if n := e.r.Sessions(); n != 1 {
+		t.Fatalf("%d sessions, want the one with its stream", n)
+	}
+}
+
+// reclaimed reports whether err is the 404 of a session the server no
+// longer knows.
+func reclaimed(err error) bool {
+	var se *mcptest.StatusError
+	return errors.As(err, &se) && se.Status == http.StatusNotFound
 }
 
 func TestMaxSessions(t *testing.T) {

@@ -168,7 +168,7 @@ func (c *Client) Initialize(ctx context.Context, version string) (*mcp.Initializ
 	if status, err := c.Notify(ctx, mcp.NotificationInitialized, nil); err != nil {
 		return nil, err
 	} else if status != http.StatusAccepted {
-		return nil, fmt.Errorf("mcptest: notifications/initialized: HTTP %d", status)
+		return nil, fmt.Errorf("mcptest: notifications/initialized: %w", &StatusError{Status: status})
 	}
 	return &res, nil
 }
