@@ -19,7 +19,7 @@ func (c *Client) receive(ctx context.Context, m *jsonrpc.Message) {
 	case m.Method == "":
 		return // a response nobody waits for any more
 	case m.ID.IsZero():
-		c.notified(m)
+		c.notified(ctx, m)
 	default:
 		c.mu.Lock()
 		if c.closed {
@@ -35,7 +35,9 @@ func (c *Client) receive(ctx context.Context, m *jsonrpc.Message) {
 	}
 }
 
-func (c *Client) notified(m *jsonrpc.Message) {
+// notified handles a notification; ctx is that of the call on whose
+// stream it came, or nil.
+func (c *Client) notified(ctx context.Context, m *jsonrpc.Message) {
 	switch m.Method {
 	case mcp.NotificationProgress:
 		var p mcp.ProgressParams
@@ -49,9 +51,15 @@ func (c *Client) notified(m *jsonrpc.Message) {
 			fn(p)
 		}
 	case mcp.NotificationMessage:
+		onLog := c.opts.OnLog
+		if ctx != nil {
+			if fn, ok := ctx.Value(callLogKey{}).(func(mcp.LoggingMessageParams)); ok {
+				onLog = fn
+			}
+		}
 		var p mcp.LoggingMessageParams
-		if c.opts.OnLog != nil && json.Unmarshal(m.Params, &p) == nil {
-			c.opts.OnLog(p)
+		if onLog != nil && json.Unmarshal(m.Params, &p) == nil {
+			onLog(p)
 		}
 	default:
 		if m.Method == mcp.NotificationToolsChanged {

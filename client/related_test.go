@@ -2,8 +2,12 @@ package client_test
 
 import (
 	"context"
+	"sync"
 	"testing"
 
+	"github.com/rs/zerolog"
+
+	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -42,4 +46,38 @@ func TestInputHandlersGetTheCallsContext(t *testing.T) {
 			t.Errorf("handlers saw the calls %v", seen)
 		}
 	})
+}
+
+// WithLog takes the log messages of one call, which then do not reach
+// OnLog; the messages of other calls still do.
+func TestWithLogTakesTheCallsLogs(t *testing.T) {
+	r := specter.NewRouter("logs", "1.0.0", specter.Logger(zerolog.Nop()))
+	defer r.Shutdown(context.Background())
+	r.Tool("work", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		_ = c.Log(mcp.LevelInfo, "working")
+		return specter.Reply("done")
+	}, specter.Description("Work and log"))
+	for _, v := range []string{mcp.Version20251125, mcp.Version20260728} {
+		t.Run(v, func(t *testing.T) {
+			var mu sync.Mutex
+			var general, call []any
+			c := connect(t, client.InMemory(r.Handler()), &client.Options{Version: v, LogLevel: mcp.LevelDebug,
+				OnLog: func(p mcp.LoggingMessageParams) { mu.Lock(); general = append(general, p.Data); mu.Unlock() }})
+			if _, err := c.CallTool(t.Context(), "work", nil, client.WithLog(func(p mcp.LoggingMessageParams) {
+				mu.Lock()
+				call = append(call, p.Data)
+				mu.Unlock()
+			})); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.CallTool(t.Context(), "work", nil); err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(call) != 1 || len(general) != 1 {
+				t.Errorf("the call's logs %v, OnLog's %v", call, general)
+			}
+		})
+	}
 }

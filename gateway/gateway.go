@@ -227,7 +227,7 @@ func (g *gateway) tool(c *client.Client, name string, x *transform.Transformed) 
 					_ = s.Progress(pp.Progress, total, pp.Message)
 				})
 				ctx, end := relayed(s, s)
-				res, err := c.CallTool(ctx, x.Original(), args, progress)
+				res, err := c.CallTool(ctx, x.Original(), args, progress, logs(s))
 				if pending := end(); pending != nil {
 					return specter.Error(pending)
 				}
@@ -267,7 +267,7 @@ func (g *gateway) prompt(c *client.Client, name string, p mcp.Prompt) error {
 				args[k] = v.String(k)
 			}
 			ctx, end := relayed(sc, sc)
-			res, err := c.GetPrompt(ctx, p.Name, args)
+			res, err := c.GetPrompt(ctx, p.Name, args, logs(sc))
 			if pending := end(); pending != nil {
 				return specter.Error(pending)
 			}
@@ -277,6 +277,14 @@ func (g *gateway) prompt(c *client.Client, name string, p mcp.Prompt) error {
 			return specter.Reply(res.Messages)
 		}, opts...)
 	})
+}
+
+// logs relays the log messages of a call to the caller, at the level it
+// asked for.
+func logs(to interface {
+	Log(mcp.LoggingLevel, any) error
+}) client.CallOption {
+	return client.WithLog(func(p mcp.LoggingMessageParams) { _ = to.Log(p.Level, p.Data) })
 }
 
 // completer forwards the completion of one argument of ref.

@@ -62,6 +62,14 @@ func notes(t *testing.T) *specter.Router {
 		}
 		return specter.Reply(fmt.Sprintf("%s %v; %s; %s", action, vals["name"], answer, strings.Join(uris, ",")))
 	}, specter.Description("Ask the caller"))
+	r.Tool("work", func(_ specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+		return specter.NoReply(func(s *specter.Stream) specter.Result {
+			_ = s.Log(mcp.LevelDebug, "too fine")
+			_ = s.Log(mcp.LevelInfo, "working")
+			_ = s.Progress(1, 2, "half")
+			return specter.Reply("worked")
+		})
+	}, specter.Description("Work, with logs and progress"))
 	r.Prompt("summarize", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 		return specter.Reply("Summarize " + p.String("topic"))
 	}, specter.Description("Summarize a topic"), specter.Title("Summary"),
@@ -319,4 +327,32 @@ func TestServerRequestsNeedTheCallersCapability(t *testing.T) {
 	if err == nil && !res.IsError {
 		t.Fatalf("a call without elicitation was answered: %+v", res)
 	}
+}
+
+// A call's progress and log messages reach its caller, at the level the
+// caller asked for.
+func TestProgressAndLogsFollowTheCall(t *testing.T) {
+	eras(t, func(t *testing.T, up, down string) {
+		gw := gatewayOver(t, down, map[string]*specter.Router{"notes": notes(t)})
+		var mu sync.Mutex
+		var logged []any
+		var progress []string
+		c := connect(t, gw, &client.Options{Version: up, LogLevel: mcp.LevelInfo, OnLog: func(p mcp.LoggingMessageParams) {
+			mu.Lock()
+			logged = append(logged, p.Data)
+			mu.Unlock()
+		}})
+		if _, err := c.CallTool(t.Context(), "notes.work", nil, client.WithProgress(func(p mcp.ProgressParams) {
+			mu.Lock()
+			progress = append(progress, fmt.Sprint(p.Progress, " ", p.Message))
+			mu.Unlock()
+		})); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if !slices.Equal(logged, []any{"working"}) || !slices.Equal(progress, []string{"1 half"}) {
+			t.Errorf("logs %v, progress %v", logged, progress)
+		}
+	})
 }

@@ -74,7 +74,8 @@ func callOf(ctx context.Context) *call {
 // cannot tell (stdio in the session era), go to opts' own handlers; a
 // sampling or elicitation request without one fails, and roots are then
 // none. A caller that did not declare the capability the request needs
-// answers it with an error.
+// answers it with an error. The servers' log messages during a call go
+// to its caller too (LogLevel, when unset, asks for all of them).
 func Relay(opts *client.Options) *client.Options {
 	var o client.Options
 	if opts != nil {
@@ -103,6 +104,11 @@ func Relay(opts *client.Options) *client.Options {
 		return nil, errors.New("gateway: an elicitation request outside a call")
 	}
 	o.ElicitURL = true
+	if o.LogLevel == "" {
+		// Every message, for each caller's stream keeps those at the
+		// caller's level.
+		o.LogLevel = mcp.LevelDebug
+	}
 	o.Roots = func(ctx context.Context) ([]mcp.Root, error) {
 		c := callOf(ctx)
 		switch {
