@@ -25,6 +25,7 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/client/host"
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/transform"
@@ -44,25 +45,145 @@ import (
 // usable input schema, a name another server took) are skipped, and
 // reported in the returned error; the rest are mounted.
 func Mount(ctx context.Context, h *host.Host, r *specter.Router, opts ...Option) error {
-	g := &gateway{h: h, r: r, cfg: newConfig(opts), declared: map[string][]declared{}}
-	var errs []error
-	for _, name := range h.Servers() {
-		for _, kind := range []string{mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged} {
-			errs = append(errs, g.sync(ctx, name, kind))
-		}
+	cfg := newConfig(opts)
+	if len(cfg.callers) > 0 {
+		return errors.New("gateway: servers connected per caller need New, for its Connect and Close")
 	}
-	h.Watch(func(ctx context.Context, server, notification string) { _ = g.sync(ctx, server, notification) })
-	return errors.Join(errs...)
+	_, err := mount(ctx, h, r, cfg)
+	return err
 }
 
-// gateway is one Mount: what it declared on its router, per server.
+// Gateway is a mount with servers connected per caller (PerCaller): the
+// router's Connect must call its Connect, and Close ends its
+// connections.
+type Gateway struct{ g *gateway }
+
+// New is Mount for a gateway with servers connected per caller; h may be
+// nil when all its servers are. On error the Gateway is still returned,
+// mounted but for what the error names, and must be closed.
+func New(ctx context.Context, h *host.Host, r *specter.Router, opts ...Option) (*Gateway, error) {
+	g, err := mount(ctx, h, r, newConfig(opts))
+	return &Gateway{g: g}, err
+}
+
+func mount(ctx context.Context, h *host.Host, r *specter.Router, cfg *config) (*gateway, error) {
+	g := &gateway{h: h, r: r, cfg: cfg, declared: map[string][]declared{}, pools: map[string]*pool{}}
+	var errs []error
+	if h != nil {
+		for _, name := range h.Servers() {
+			if _, ok := cfg.callers[name]; ok {
+				errs = append(errs, fmt.Errorf("gateway: server %s is both the Host's and per caller", name))
+				continue
+			}
+			for _, kind := range []string{mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged} {
+				errs = append(errs, g.sync(ctx, name, kind))
+			}
+		}
+		h.Watch(func(ctx context.Context, server, notification string) { _ = g.sync(ctx, server, notification) })
+	}
+	for name, s := range cfg.callers {
+		g.pools[name] = newPool(name, s, func(tools []mcp.Tool) (map[string]*transform.Transformed, error) {
+			return g.declareFor(name, tools)
+		})
+	}
+	return g, errors.Join(errs...)
+}
+
+// Connect shows the caller of c the tools of each server connected per
+// caller that the server lists to that caller, and hides the others
+// (with HideTools, which it sets): call it from the router's Connect,
+// after authentication. A caller whose connection fails sees none of the
+// server's tools.
+func (gw *Gateway) Connect(c *specter.Context) error {
+	caller := callerOf(c)
+	var hide []string
+	for name, p := range gw.g.pools {
+		var mine map[string]*transform.Transformed
+		if cn, release, err := p.acquire(c, caller); err == nil {
+			mine, _ = cn.list(c)
+			release()
+		}
+		gw.g.mu.Lock()
+		for _, d := range gw.g.declared[name] {
+			if _, ok := mine[d.name]; !ok {
+				hide = append(hide, d.name)
+			}
+		}
+		gw.g.mu.Unlock()
+	}
+	if len(hide) > 0 {
+		c.HideTools(hide...)
+	}
+	return nil
+}
+
+// Close closes the connections made per caller.
+func (gw *Gateway) Close(context.Context) error {
+	for _, p := range gw.g.pools {
+		p.closeAll()
+	}
+	return nil
+}
+
+// gateway is one mount: what it declared on its router, per server.
 type gateway struct {
-	h   *host.Host
-	r   *specter.Router
-	cfg *config
+	h     *host.Host
+	r     *specter.Router
+	cfg   *config
+	pools map[string]*pool // of servers connected per caller, by name
 
 	mu       sync.Mutex // one sync at a time
 	declared map[string][]declared
+}
+
+// declareFor declares the tools a caller's connection to server lists
+// that no caller's did before, and returns the router names of all of
+// them.
+func (g *gateway) declareFor(server string, tools []mcp.Tool) (map[string]*transform.Transformed, error) {
+	named := make(map[string]*transform.Transformed, len(tools))
+	var errs []error
+	for _, t := range tools {
+		x, err := g.transformed(server, t)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		named[g.cfg.prefix(server)+x.Tool().Name] = x
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	known := map[string]bool{}
+	for _, d := range g.declared[server] {
+		known[d.name] = true
+	}
+	p := g.pools[server]
+	for name, x := range named {
+		if known[name] {
+			continue
+		}
+		err := g.tool(name, x, func(sc *specter.Context) (*client.Client, *transform.Transformed, func(), error) {
+			cn, release, err := p.acquire(sc, callerOf(sc))
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			mine, err := cn.list(sc)
+			if err != nil {
+				release()
+				return nil, nil, nil, err
+			}
+			if mine[name] == nil {
+				release()
+				return nil, nil, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown tool: %s", name)
+			}
+			return cn.c, mine[name], release, nil
+		})
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		g.declared[server] = append(g.declared[server], declared{kind: mcp.NotificationToolsChanged, name: name})
+	}
+	return named, errors.Join(errs...)
 }
 
 type declared struct {
@@ -94,7 +215,11 @@ func (g *gateway) sync(ctx context.Context, server, notification string) error {
 			}
 			name := g.cfg.prefix(server) + x.Tool().Name
 			names = append(names, declared{kind: notification, name: name})
-			decls = append(decls, func() error { return g.tool(c, name, x) })
+			decls = append(decls, func() error {
+				return g.tool(name, x, func(*specter.Context) (*client.Client, *transform.Transformed, func(), error) {
+					return c, x, func() {}, nil
+				})
+			})
 			if ui := mcp.ToolUI(t.Meta); ui != nil && strings.HasPrefix(ui.ResourceURI, mcp.UIScheme) && !uis[ui.ResourceURI] {
 				uis[ui.ResourceURI] = true
 				names = append(names, declared{kind: notification, name: ui.ResourceURI, resource: true})
@@ -197,8 +322,10 @@ func described(title, description, fallback string, icons []mcp.Icon) []specter.
 	return opts
 }
 
-// tool re-exports the tool x of the server c speaks to as name.
-func (g *gateway) tool(c *client.Client, name string, x *transform.Transformed) error {
+// tool re-exports the tool x as name; resolve finds the client to call
+// it through and its transformation for a caller, and what to do when
+// the call is over.
+func (g *gateway) tool(name string, x *transform.Transformed, resolve func(*specter.Context) (*client.Client, *transform.Transformed, func(), error)) error {
 	t := x.Tool()
 	opts := append(described(t.Title, t.Description, "Tool "+name, t.Icons), specter.InputSchema(t.InputSchema))
 	if len(t.OutputSchema) > 0 {
@@ -211,12 +338,18 @@ func (g *gateway) tool(c *client.Client, name string, x *transform.Transformed) 
 		opts = append(opts, specter.Meta(meta))
 	}
 	return declare("tool", name, func() {
-		g.r.Tool(name, func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+		g.r.Tool(name, func(p specter.Params, _ *specter.Request, sc *specter.Context) specter.Result {
+			c, x, release, err := resolve(sc)
+			if err != nil {
+				return specter.Error(err)
+			}
 			args, err := x.Arguments(p)
 			if err != nil {
+				release()
 				return specter.Error(specter.NewToolError(err.Error()))
 			}
 			return specter.NoReply(func(s *specter.Stream) specter.Result {
+				defer release()
 				// The server's progress is the gateway client's (when it
 				// asked for progress: Stream.Progress checks).
 				progress := client.WithProgress(func(pp mcp.ProgressParams) {

@@ -12,10 +12,11 @@ type config struct {
 	prefixes   map[string]string // by server; absent: server + host.Separator
 	noPrefix   bool
 	transforms map[string]map[string]transform.Tool // by server, then tool name on the server
+	callers    map[string]CallerServer                // by server name
 }
 
 func newConfig(opts []Option) *config {
-	c := &config{prefixes: map[string]string{}, transforms: map[string]map[string]transform.Tool{}}
+	c := &config{prefixes: map[string]string{}, transforms: map[string]map[string]transform.Tool{}, callers: map[string]CallerServer{}}
 	for _, o := range opts {
 		o(c)
 	}
@@ -52,4 +53,12 @@ func NoPrefix() Option { return func(c *config) { c.noPrefix = true } }
 // is reported.
 func Transform(server string, tools map[string]transform.Tool) Option {
 	return func(c *config) { c.transforms[server] = tools }
+}
+
+// PerCaller re-exports the tools of a server the gateway connects to once
+// per caller, as name (the name Prefix and Transform know it by; it must
+// not be one of the Host's). It needs New: the router's Connect calls
+// the Gateway's, and Close ends the connections.
+func PerCaller(name string, s CallerServer) Option {
+	return func(c *config) { c.callers[name] = s }
 }
