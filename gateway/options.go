@@ -12,7 +12,7 @@ type config struct {
 	prefixes   map[string]string // by server; absent: server + host.Separator
 	noPrefix   bool
 	transforms map[string]map[string]transform.Tool // by server, then tool name on the server
-	callers    map[string]CallerServer                // by server name
+	callers    map[string]CallerServer              // by server name
 }
 
 func newConfig(opts []Option) *config {
