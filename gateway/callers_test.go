@@ -33,6 +33,8 @@ type rights struct {
 	dev     *auth.DevIssuer // the downstream's tokens
 	gateway *auth.DevIssuer // the gateway callers' tokens
 
+	ended chan string // the principals of the sessions that ended
+
 	mu          sync.Mutex
 	seen        []string // bearer tokens the server received
 	initializes int      // requests without a session (initialize, discovery)
@@ -41,7 +43,7 @@ type rights struct {
 
 func newRights(t *testing.T) *rights {
 	t.Helper()
-	rt := &rights{}
+	rt := &rights{ended: make(chan string, 16)}
 	as := httptest.NewServer(http.HandlerFunc(rt.authorizationServer))
 	t.Cleanup(as.Close)
 	srv := httptest.NewUnstartedServer(nil)
@@ -49,7 +51,12 @@ func newRights(t *testing.T) *rights {
 	rt.dev = &auth.DevIssuer{Secret: []byte("the downstream secret of 32 bytes!"), Issuer: as.URL, Resource: rt.url}
 	rt.gateway = auth.NewDevIssuer("http://127.0.0.1/mcp")
 
-	r := specter.NewRouter("rights", "1.0.0", specter.Logger(zerolog.Nop()))
+	r := specter.NewRouter("rights", "1.0.0", specter.Logger(zerolog.Nop()), specter.OnTerminate(func(_ string, s *specter.Session) {
+		select {
+		case rt.ended <- s.Principal():
+		default:
+		}
+	}))
 	t.Cleanup(func() { _ = r.Shutdown(context.Background()) })
 	for _, name := range []string{"read", "delete"} {
 		r.Tool(name, func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
@@ -269,5 +276,31 @@ func TestPerCallerWithoutATokenSeesNothing(t *testing.T) {
 	}
 	if err := gateway.Mount(t.Context(), nil, gw, gateway.PerCaller("x", gateway.CallerServer{})); err == nil {
 		t.Error("Mount took a server per caller")
+	}
+}
+
+// A connection unused for IdleTimeout is closed (its session ends at the
+// server), and the caller's next request opens another.
+func TestPerCallerIdleConnectionsClose(t *testing.T) {
+	rt := newRights(t)
+	url := perCallerGateway(t, rt, gateway.CallerServer{URL: rt.url, IdleTimeout: 10 * time.Millisecond,
+		Options: &client.Options{Version: mcp.Version20251125},
+		Credential: func(_ context.Context, c gateway.Caller) (string, error) {
+			return rt.dev.Token(c.Principal.ID, c.Principal.Scopes...), nil
+		}})
+	ada := caller(t, url, rt.gateway.Token("ada", "notes:read"), mcp.Version20251125)
+	if got := text(t, ada, "notes.read", nil); got != "read by ada" {
+		t.Errorf("ada's read: %q", got)
+	}
+	select {
+	case who := <-rt.ended:
+		if who != "ada" {
+			t.Errorf("the session of %q ended", who)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle connection was not closed")
+	}
+	if got := text(t, ada, "notes.read", nil); got != "read by ada" {
+		t.Errorf("ada's read after the idle close: %q", got)
 	}
 }
