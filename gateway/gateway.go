@@ -339,17 +339,16 @@ func (g *gateway) tool(name string, x *transform.Transformed, resolve func(*spec
 	}
 	return declare("tool", name, func() {
 		g.r.Tool(name, func(p specter.Params, _ *specter.Request, sc *specter.Context) specter.Result {
-			c, x, release, err := resolve(sc)
-			if err != nil {
-				return specter.Error(err)
-			}
-			args, err := x.Arguments(p)
-			if err != nil {
-				release()
-				return specter.Error(specter.NewToolError(err.Error()))
-			}
 			return specter.NoReply(func(s *specter.Stream) specter.Result {
+				c, x, release, err := resolve(sc)
+				if err != nil {
+					return specter.Error(err)
+				}
 				defer release()
+				args, err := x.Arguments(p)
+				if err != nil {
+					return specter.Error(specter.NewToolError(err.Error()))
+				}
 				// The server's progress is the gateway client's (when it
 				// asked for progress: Stream.Progress checks).
 				progress := client.WithProgress(func(pp mcp.ProgressParams) {
