@@ -95,6 +95,17 @@ func mount(ctx context.Context, h *host.Host, r *specter.Router, cfg *config) (*
 // after authentication. A caller whose connection fails sees none of the
 // server's tools.
 func (gw *Gateway) Connect(c *specter.Context) error {
+	if hide := gw.Hidden(c); len(hide) > 0 {
+		c.HideTools(hide...)
+	}
+	return nil
+}
+
+// Hidden returns the tools of the servers connected per caller that the
+// caller of c may not see, connecting the caller first if need be. An
+// application's Connect that hides tools of its own hides these with
+// them, in one HideTools, instead of calling Connect.
+func (gw *Gateway) Hidden(c *specter.Context) []string {
 	caller := callerOf(c)
 	var hide []string
 	for name, p := range gw.g.pools {
@@ -111,10 +122,7 @@ func (gw *Gateway) Connect(c *specter.Context) error {
 		}
 		gw.g.mu.Unlock()
 	}
-	if len(hide) > 0 {
-		c.HideTools(hide...)
-	}
-	return nil
+	return hide
 }
 
 // Close closes the connections made per caller.
