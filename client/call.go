@@ -20,6 +20,7 @@ type CallOption func(*callOptions)
 
 type callOptions struct {
 	progress func(mcp.ProgressParams)
+	log      func(mcp.LoggingMessageParams)
 	meta     map[string]any
 	keepTask bool
 	asTask   bool // the caller asks for a task where the tool allows one
@@ -31,6 +32,18 @@ type callOptions struct {
 func WithProgress(fn func(mcp.ProgressParams)) CallOption {
 	return func(o *callOptions) { o.progress = fn }
 }
+
+// WithLog passes the log messages the server sends on this request's
+// stream (Streamable HTTP) to fn instead of Options.OnLog: for a gateway
+// that relays each call's logs to its own caller. Messages the transport
+// cannot tie to a request go to OnLog.
+func WithLog(fn func(mcp.LoggingMessageParams)) CallOption {
+	return func(o *callOptions) { o.log = fn }
+}
+
+// callLogKey carries a call's WithLog function in its context, to the
+// messages that arrive on its stream.
+type callLogKey struct{}
 
 // KeepTask returns a request's CreateTaskResult (an mcp.Task) to the
 // caller instead of following the task to its end, for callers that
@@ -99,6 +112,9 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 	}
 	if o != nil {
 		maps.Copy(meta, o.meta)
+		if o.log != nil {
+			ctx = context.WithValue(ctx, callLogKey{}, o.log)
+		}
 		if o.progress != nil {
 			token := "progress-" + strconv.FormatInt(c.nextID.Add(1), 10)
 			meta["progressToken"] = token

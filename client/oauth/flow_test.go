@@ -51,6 +51,10 @@ type testAS struct {
 	// iss, if set, is the iss of authorization responses in place of
 	// the issuer: a mix-up attack.
 	iss string
+	// subjects are the subject tokens token exchange accepts, each
+	// naming its user; exchanges lists the forms of the exchanges made.
+	subjects  map[string]string
+	exchanges []url.Values
 }
 
 type authCode struct {
@@ -162,6 +166,18 @@ func (as *testAS) token(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		scopes = c.scopes
+	case "urn:ietf:params:oauth:grant-type:token-exchange":
+		as.exchanges = append(as.exchanges, r.PostForm)
+		user, found := as.subjects[r.PostFormValue("subject_token")]
+		if !found || r.PostFormValue("resource") != as.dev.Resource || r.PostFormValue("audience") != as.dev.Resource {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		writeJSON(w, http.StatusOK, map[string]any{
+			"access_token": as.dev.Token(user, strings.Fields(r.PostFormValue("scope"))...), "token_type": "Bearer", "expires_in": 3600,
+			"issued_token_type": "urn:ietf:params:oauth:token-type:access_token",
+		})
+		return
 	case "refresh_token":
 		var found bool
 		if scopes, found = as.refresh[r.PostFormValue("refresh_token")]; !found || r.PostFormValue("resource") != as.dev.Resource {

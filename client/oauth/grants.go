@@ -12,7 +12,8 @@ import (
 )
 
 // A Grant obtains a token without taking a user through the authorization
-// endpoint: ClientCredentials, JWTBearer or EnterpriseManaged.
+// endpoint: ClientCredentials, JWTBearer, EnterpriseManaged or
+// TokenExchange.
 type Grant interface {
 	token(ctx context.Context, t *Transport, r *Request) (*Token, error)
 }
@@ -105,6 +106,50 @@ func (g EnterpriseManaged) token(ctx context.Context, t *Transport, r *Request) 
 	}
 	form := grantForm(grantJWTBearer, r)
 	form.Set("assertion", jag)
+	return t.tokenRequest(ctx, r.Server, &g.Client, form)
+}
+
+// TokenExchange is OAuth 2.0 Token Exchange (RFC 8693) for an
+// intermediary that acts for its own caller, such as an MCP gateway: the
+// caller's access token is the subject token, exchanged at the MCP
+// server's authorization server for an access token for that server (its
+// resource indicator is both resource and audience). The caller's own
+// token is never sent to the server. Client names and authenticates the
+// intermediary at the authorization server.
+type TokenExchange struct {
+	Client Client
+	// SubjectToken returns the token to exchange: the caller's.
+	SubjectToken func(ctx context.Context) (string, error)
+	// SubjectTokenType is the subject token's type; default
+	// urn:ietf:params:oauth:token-type:access_token.
+	SubjectTokenType string
+}
+
+// tokenTypeAccessToken is RFC 8693's type of an OAuth access token.
+const tokenTypeAccessToken = "urn:ietf:params:oauth:token-type:access_token"
+
+func (g TokenExchange) token(ctx context.Context, t *Transport, r *Request) (*Token, error) {
+	if g.SubjectToken == nil {
+		return nil, errors.New("oauth: TokenExchange needs a SubjectToken")
+	}
+	subject, err := g.SubjectToken(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("oauth: subject token: %w", err)
+	}
+	if subject == "" {
+		return nil, errors.New("oauth: token exchange without a subject token")
+	}
+	typ := g.SubjectTokenType
+	if typ == "" {
+		typ = tokenTypeAccessToken
+	}
+	form := grantForm(grantTokenExchange, r)
+	form.Set("subject_token", subject)
+	form.Set("subject_token_type", typ)
+	form.Set("requested_token_type", tokenTypeAccessToken)
+	if r.Resource != "" {
+		form.Set("audience", r.Resource)
+	}
 	return t.tokenRequest(ctx, r.Server, &g.Client, form)
 }
 

@@ -3,6 +3,8 @@
 // reference servers from npm (server-everything, server-filesystem,
 // server-memory), servers built with the official TypeScript SDKs v1 and
 // v2, over stdio and Streamable HTTP on loopback, and node-oidc-provider as
-// the authorization server. The npm harness beside this file pins them all
+// the authorization server. The gateway test re-exports server-everything
+// and a Specter server to our client and to the official Go SDK's. The npm
+// harness beside this file pins them all
 // and Node itself; `make test` installs it with npm ci.
 package interop
