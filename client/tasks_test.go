@@ -21,7 +21,7 @@ import (
 // through its task, "fail" fails, "hang" waits until cancelled and says
 // so on stopped.
 func taskRouter(t *testing.T, stopped chan<- struct{}) *specter.Router {
-	r := specter.NewRouter("tasks", "1.0.0", specter.Logger(zerolog.Nop()))
+	r := specter.NewRouter("tasks", "1.0.0", specter.Logger(zerolog.Nop()), specter.AnonymousTasks())
 	schema := params.Must(params.Raw([]byte(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}`)))
 	r.Tool("deploy", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 		return specter.NoReply(func(s *specter.Stream) specter.Result {
