@@ -48,7 +48,8 @@ type Config struct {
 
 	// Grant obtains tokens without the authorization endpoint: client
 	// credentials, a JWT bearer assertion, enterprise-managed
-	// authorization. Nil uses the authorization code grant.
+	// authorization. Nil uses the authorization code grant. A grant is
+	// used only with the issuers it names.
 	Grant Grant
 }
 
@@ -303,6 +304,12 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 			return errors.New("oauth: the protected resource metadata names no authorization server")
 		}
 		issuer, resource = prm.AuthorizationServers[0], prm.Resource
+	}
+	if t.cfg.Grant != nil {
+		// Before the authorization server is even asked for its metadata.
+		if err := grantFor(t.cfg.Grant, issuer); err != nil {
+			return err
+		}
 	}
 	meta, err := discoverServer(ctx, hc, issuer)
 	if err != nil {

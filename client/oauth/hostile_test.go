@@ -1,0 +1,214 @@
+package oauth_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/client"
+	"github.com/specter-mcp/specter/client/oauth"
+)
+
+// standIn is a loopback server written for one test: an MCP server, an
+// authorization server or an internal service an attacker aims at. Its
+// routes are what the test sets, and it records every request.
+type standIn struct {
+	*httptest.Server
+
+	mu     sync.Mutex
+	routes map[string]http.HandlerFunc // by "METHOD /path"
+	hits   []hit
+}
+
+// hit is one request a stand-in received.
+type hit struct {
+	method, path string
+	header       http.Header
+	form         url.Values
+}
+
+func newStandIn(t *testing.T) *standIn {
+	s := &standIn{routes: map[string]http.HandlerFunc{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *standIn) serve(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodPost && strings.HasPrefix(r.Header.Get("Content-Type"), "application/x-www-form-urlencoded") {
+		_ = r.ParseForm()
+	}
+	s.mu.Lock()
+	s.hits = append(s.hits, hit{method: r.Method, path: r.URL.Path, header: r.Header.Clone(), form: r.PostForm})
+	h := s.routes[r.Method+" "+r.URL.Path]
+	s.mu.Unlock()
+	if h == nil {
+		http.NotFound(w, r)
+		return
+	}
+	h(w, r)
+}
+
+// route sets (or replaces) the handler of "METHOD /path".
+func (s *standIn) route(pattern string, h http.HandlerFunc) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.routes[pattern] = h
+}
+
+// seen returns the requests received at path ("" for all).
+func (s *standIn) seen(path string) []hit {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []hit
+	for _, h := range s.hits {
+		if path == "" || h.path == path {
+			out = append(out, h)
+		}
+	}
+	return out
+}
+
+// standInAS is an authorization server stand-in whose metadata (RFC 8414)
+// is honest but for what extra changes (a nil value removes a member). Its
+// token endpoint issues the token "good-token" to anyone, and its
+// authorization endpoint approves at once.
+func standInAS(t *testing.T, extra map[string]any) *standIn {
+	as := newStandIn(t)
+	as.metadata(extra)
+	as.route("POST /token", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"access_token": "good-token", "token_type": "Bearer", "expires_in": 3600})
+	})
+	as.route("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		back, _ := url.Parse(q.Get("redirect_uri"))
+		back.RawQuery = url.Values{"code": {"a-code"}, "state": {q.Get("state")}, "iss": {as.URL}}.Encode()
+		http.Redirect(w, r, back.String(), http.StatusFound)
+	})
+	return as
+}
+
+// metadata serves the stand-in's authorization server metadata.
+func (s *standIn) metadata(extra map[string]any) {
+	s.route("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+		m := map[string]any{
+			"issuer":                                s.URL,
+			"authorization_endpoint":                s.URL + "/authorize",
+			"token_endpoint":                        s.URL + "/token",
+			"code_challenge_methods_supported":      []string{"S256"},
+			"token_endpoint_auth_methods_supported": []string{oauth.AuthBasic},
+		}
+		for k, v := range extra {
+			if v == nil {
+				delete(m, k)
+			} else {
+				m[k] = v
+			}
+		}
+		writeJSON(w, http.StatusOK, m)
+	})
+}
+
+// standInMCP is a protected MCP server stand-in: a Specter router at /mcp
+// for requests bearing "good-token", a 401 naming its resource metadata
+// for any other, and that metadata, which names issuer as the
+// authorization server.
+func standInMCP(t *testing.T, issuer string) *standIn {
+	r := specter.NewRouter("protected", "1.0.0", specter.Logger(zerolog.Nop()))
+	r.Tool("hello", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+		return specter.Reply("hello")
+	}, specter.Description("Says hello"))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.Shutdown(ctx)
+	})
+	s := newStandIn(t)
+	s.prm(issuer)
+	s.route("POST /mcp", func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Authorization") != "Bearer good-token" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+s.URL+`/.well-known/oauth-protected-resource/mcp"`)
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		r.Handler().ServeHTTP(w, req)
+	})
+	return s
+}
+
+// prm serves the stand-in's protected resource metadata, naming issuer.
+func (s *standIn) prm(issuer string) {
+	s.route("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"resource": s.URL + "/mcp", "authorization_servers": []string{issuer}})
+	})
+}
+
+// connectThrough connects to the MCP server at mcpURL through an oauth
+// Transport for cfg.
+func connectThrough(t *testing.T, mcpURL string, cfg oauth.Config) (*client.Client, error) {
+	t.Helper()
+	tr, err := oauth.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: tr}
+	t.Cleanup(hc.CloseIdleConnections)
+	c, err := client.Connect(t.Context(), &client.HTTPTransport{URL: mcpURL, Client: hc}, nil)
+	if err == nil {
+		t.Cleanup(func() { _ = c.Close(context.Background()) })
+	}
+	return c, err
+}
+
+// TestGrantBoundToIssuer keeps a grant's credentials from an authorization
+// server they were not made for: the MCP server's resource metadata names
+// an attacker's, which receives nothing, while the issuer the grant is
+// bound to gets them.
+func TestGrantBoundToIssuer(t *testing.T) {
+	good, evil, idp := standInAS(t, nil), standInAS(t, nil), standInAS(t, nil)
+	secret := oauth.Client{ID: "svc", Secret: "s3cret", AuthMethod: oauth.AuthPost}
+	for _, tc := range []struct {
+		name  string
+		grant oauth.Grant
+	}{
+		{"client credentials without issuers", oauth.ClientCredentials{Client: secret}},
+		{"client credentials", oauth.ClientCredentials{Client: secret, Issuers: []string{good.URL}}},
+		{"JWT bearer", oauth.JWTBearer{Client: secret, Issuers: []string{good.URL}, Assertion: func(context.Context, string) (string, error) {
+			return "workload-jwt", nil
+		}}},
+		{"enterprise-managed", oauth.EnterpriseManaged{Client: secret, Issuers: []string{good.URL}, IdPTokenEndpoint: idp.URL + "/token", IDToken: func(context.Context) (string, error) {
+			return "id-token", nil
+		}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := connectThrough(t, standInMCP(t, evil.URL).URL+"/mcp", oauth.Config{Grant: tc.grant})
+			if err == nil || !strings.Contains(err.Error(), evil.URL) {
+				t.Fatalf("connect: %v, want a refusal naming %s", err, evil.URL)
+			}
+			if hits := append(evil.seen("/token"), idp.seen("/token")...); len(hits) != 0 {
+				t.Fatalf("%d token requests went out, the first with %v", len(hits), hits[0].form)
+			}
+		})
+	}
+	t.Run("the bound issuer", func(t *testing.T) {
+		grant := oauth.ClientCredentials{Client: secret, Issuers: []string{good.URL}}
+		c, err := connectThrough(t, standInMCP(t, good.URL).URL+"/mcp", oauth.Config{Grant: grant})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.CallTool(t.Context(), "hello", nil); err != nil {
+			t.Fatal(err)
+		}
+		if hits := good.seen("/token"); len(hits) != 1 || hits[0].form.Get("client_secret") != "s3cret" {
+			t.Fatalf("token requests %v", hits)
+		}
+	})
+}
