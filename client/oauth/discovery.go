@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -86,6 +87,46 @@ type ServerMetadata struct {
 	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported"`
 }
 
+// check refuses metadata naming an endpoint that is not https (or http on
+// loopback): each is sent credentials, and the authorization endpoint is
+// handed to the browser opener, where a javascript:, file: or data: URL
+// would run or read whatever it says.
+func (m *ServerMetadata) check() error {
+	for _, e := range []struct{ name, url string }{
+		{"authorization_endpoint", m.AuthorizationEndpoint},
+		{"token_endpoint", m.TokenEndpoint},
+		{"registration_endpoint", m.RegistrationEndpoint},
+	} {
+		if e.url == "" {
+			continue
+		}
+		if err := checkURL(e.url); err != nil {
+			return fmt.Errorf("oauth: the authorization server's %s: %w", e.name, err)
+		}
+	}
+	return nil
+}
+
+// checkURL accepts an absolute https URL, or http on a loopback host (a
+// local development server), without credentials or fragment.
+func checkURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Opaque != "" || u.Host == "" || u.User != nil || u.Fragment != "" ||
+		(u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname()))) {
+		return fmt.Errorf("%q is not an https URL (http only on loopback)", raw)
+	}
+	return nil
+}
+
+// isLoopback reports whether host is localhost or a loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
 // errNotFound marks a metadata URL that has no document.
 var errNotFound = errors.New("no metadata there")
 
@@ -131,6 +172,9 @@ func discoverResource(ctx context.Context, hc *http.Client, server *url.URL, ch 
 		candidates = append(candidates, server.Scheme+"://"+server.Host+"/.well-known/oauth-protected-resource")
 	}
 	if ch.ResourceMetadata != "" {
+		if err := checkURL(ch.ResourceMetadata); err != nil {
+			return nil, fmt.Errorf("oauth: the challenge's resource_metadata: %w", err)
+		}
 		candidates = []string{ch.ResourceMetadata}
 	}
 	for _, u := range candidates {
@@ -170,10 +214,10 @@ func checkResource(server *url.URL, resource string) error {
 // trying the RFC 8414 and OpenID Connect well-known URLs in the order the
 // MCP specification gives, and checks that it is the issuer's own.
 func discoverServer(ctx context.Context, hc *http.Client, issuer string) (*ServerMetadata, error) {
-	u, err := url.Parse(issuer)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("oauth: invalid authorization server %q", issuer)
+	if err := checkURL(issuer); err != nil {
+		return nil, fmt.Errorf("oauth: the authorization server: %w", err)
 	}
+	u, _ := url.Parse(issuer)
 	origin := u.Scheme + "://" + u.Host
 	var candidates []string
 	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
@@ -198,6 +242,9 @@ func discoverServer(ctx context.Context, hc *http.Client, issuer string) (*Serve
 		// built from, or the metadata may be an attacker's.
 		if m.Issuer != issuer {
 			return nil, fmt.Errorf("oauth: the metadata at %s is for issuer %q, not %q", c, m.Issuer, issuer)
+		}
+		if err := m.check(); err != nil {
+			return nil, err
 		}
 		return &m, nil
 	}

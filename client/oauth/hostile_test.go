@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -209,6 +210,61 @@ func TestGrantBoundToIssuer(t *testing.T) {
 		}
 		if hits := good.seen("/token"); len(hits) != 1 || hits[0].form.Get("client_secret") != "s3cret" {
 			t.Fatalf("token requests %v", hits)
+		}
+	})
+}
+
+// TestMetadataEndpointSchemes hands the browser opener nothing but https
+// (or http on loopback): an authorization server whose metadata names a
+// javascript:, file: or data: URL, or plain http elsewhere, for any of its
+// endpoints is refused before the opener or any request sees it.
+func TestMetadataEndpointSchemes(t *testing.T) {
+	bad := []string{
+		"javascript:alert(document.domain)//",
+		"file:///etc/passwd",
+		"data:text/html,<script>alert(1)</script>",
+		"vbscript:msgbox(1)",
+		"http://as.example/authorize",
+		"//127.0.0.1/authorize",
+	}
+	for _, member := range []string{"authorization_endpoint", "token_endpoint", "registration_endpoint"} {
+		for _, u := range bad {
+			t.Run(member+" "+u, func(t *testing.T) {
+				extra := map[string]any{"registration_endpoint": "http://127.0.0.1:1/register"}
+				extra[member] = u
+				as := standInAS(t, extra)
+				var opened []string
+				_, err := connectThrough(t, standInMCP(t, as.URL).URL+"/mcp", oauth.Config{
+					Clients: map[string]oauth.Client{as.URL: {ID: "app"}},
+					Redirect: oauth.RedirectFunc(func(_ context.Context, authURL string) (*url.URL, error) {
+						opened = append(opened, authURL)
+						return nil, errors.New("the test's opener refuses")
+					}),
+				})
+				if len(opened) != 0 {
+					t.Fatalf("the opener was handed %q", opened)
+				}
+				if err == nil || !strings.Contains(err.Error(), member) {
+					t.Fatalf("connect: %v, want a refusal naming %s", err, member)
+				}
+				for _, h := range as.seen("") {
+					if h.path != "/.well-known/oauth-authorization-server" {
+						t.Errorf("%s %s reached the authorization server", h.method, h.path)
+					}
+				}
+			})
+		}
+	}
+	t.Run("LoopbackRedirect", func(t *testing.T) {
+		for _, u := range bad {
+			opened := 0
+			l := oauth.LoopbackRedirect{Open: func(string) error { opened++; return nil }}
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel() // a URL that got through would wait for nothing
+			_, err := l.Authorize(ctx, u+"?redirect_uri="+url.QueryEscape("http://127.0.0.1:0/callback"))
+			if opened != 0 || err == nil {
+				t.Errorf("%s: opened %d times, %v", u, opened, err)
+			}
 		}
 	})
 }

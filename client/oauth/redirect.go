@@ -14,7 +14,9 @@ import (
 // A RedirectHandler takes the user through the authorization endpoint:
 // it opens authURL (in a browser, for a command-line tool) and returns the
 // URL the authorization server redirected back to, with its code, state
-// and iss parameters. The client checks them.
+// and iss parameters. The client checks them. The Transport hands it only
+// https URLs (http on loopback): metadata naming any other endpoint, such
+// as a javascript:, file: or data: URL, is refused.
 type RedirectHandler interface {
 	Authorize(ctx context.Context, authURL string) (*url.URL, error)
 }
@@ -77,10 +79,10 @@ type LoopbackRedirect struct {
 // Authorize listens on the redirect URI, opens authURL and waits for the
 // browser's return, or for ctx to end.
 func (l LoopbackRedirect) Authorize(ctx context.Context, authURL string) (*url.URL, error) {
-	au, err := url.Parse(authURL)
-	if err != nil {
-		return nil, fmt.Errorf("oauth: %w", err)
+	if err := checkURL(authURL); err != nil {
+		return nil, fmt.Errorf("oauth: LoopbackRedirect opens only https authorization pages: %w", err)
 	}
+	au, _ := url.Parse(authURL)
 	redirect, err := url.Parse(au.Query().Get("redirect_uri"))
 	if err != nil || redirect.Scheme != "http" || applicationType(redirect.String()) != "native" || redirect.Port() == "" {
 		return nil, fmt.Errorf("oauth: LoopbackRedirect needs an http://127.0.0.1:<port>/ redirect URI, not %q", au.Query().Get("redirect_uri"))

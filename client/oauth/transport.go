@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -322,6 +321,9 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 		// 2025-03-26: no metadata anywhere; the endpoints are at fixed
 		// paths of the server's origin.
 		meta = &ServerMetadata{AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token", RegistrationEndpoint: origin + "/register"}
+		if err := meta.check(); err != nil {
+			return err
+		}
 	}
 	if scopes == nil {
 		switch {
@@ -462,8 +464,7 @@ func applicationType(redirect string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return "native"
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+	if isLoopback(u.Hostname()) {
 		return "native"
 	}
 	return "web"
@@ -476,6 +477,9 @@ func (t *Transport) authorizationCode(ctx context.Context, r *Request, client *C
 	meta := r.Server
 	if t.cfg.Redirect == nil {
 		return nil, errors.New("oauth: authorization needs a RedirectHandler")
+	}
+	if meta.AuthorizationEndpoint == "" {
+		return nil, errors.New("oauth: the authorization server's metadata names no authorization_endpoint")
 	}
 	if m := meta.CodeChallengeMethodsSupported; len(m) > 0 && !slices.Contains(m, "S256") {
 		return nil, errors.New("oauth: the authorization server does not support PKCE with S256")
