@@ -268,3 +268,25 @@ func TestMetadataEndpointSchemes(t *testing.T) {
 		}
 	})
 }
+
+// TestPKCEMustBeAdvertised refuses an authorization server whose metadata
+// omits code_challenge_methods_supported, or lists no S256, before the
+// user is sent anywhere (MCP 2025-11-25: clients MUST refuse to proceed).
+func TestPKCEMustBeAdvertised(t *testing.T) {
+	for name, methods := range map[string]any{"absent": nil, "plain only": []string{"plain"}, "empty": []string{}} {
+		t.Run(name, func(t *testing.T) {
+			as := standInAS(t, map[string]any{"code_challenge_methods_supported": methods})
+			opened := 0
+			_, err := connectThrough(t, standInMCP(t, as.URL).URL+"/mcp", oauth.Config{
+				Clients: map[string]oauth.Client{as.URL: {ID: "app"}},
+				Redirect: oauth.RedirectFunc(func(context.Context, string) (*url.URL, error) {
+					opened++
+					return nil, errors.New("the test's opener refuses")
+				}),
+			})
+			if opened != 0 || err == nil || !strings.Contains(err.Error(), "PKCE") {
+				t.Fatalf("opened %d times; connect: %v, want a PKCE refusal", opened, err)
+			}
+		})
+	}
+}

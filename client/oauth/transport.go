@@ -320,7 +320,11 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 		}
 		// 2025-03-26: no metadata anywhere; the endpoints are at fixed
 		// paths of the server's origin.
-		meta = &ServerMetadata{AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token", RegistrationEndpoint: origin + "/register"}
+		// That revision made PKCE with S256 mandatory for every server.
+		meta = &ServerMetadata{
+			AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token", RegistrationEndpoint: origin + "/register",
+			CodeChallengeMethodsSupported: []string{"S256"},
+		}
 		if err := meta.check(); err != nil {
 			return err
 		}
@@ -481,8 +485,10 @@ func (t *Transport) authorizationCode(ctx context.Context, r *Request, client *C
 	if meta.AuthorizationEndpoint == "" {
 		return nil, errors.New("oauth: the authorization server's metadata names no authorization_endpoint")
 	}
-	if m := meta.CodeChallengeMethodsSupported; len(m) > 0 && !slices.Contains(m, "S256") {
-		return nil, errors.New("oauth: the authorization server does not support PKCE with S256")
+	// MCP 2025-11-25: a server that does not advertise S256 (absent
+	// included) cannot be relied on to check the verifier, so refuse.
+	if !slices.Contains(meta.CodeChallengeMethodsSupported, "S256") {
+		return nil, errors.New("oauth: the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)")
 	}
 	verifier, challenge := pkce()
 	state := randomString(16)
