@@ -290,3 +290,27 @@ func TestPKCEMustBeAdvertised(t *testing.T) {
 		})
 	}
 }
+
+// TestLoopbackRedirectIgnoresForgedCallbacks hits the loopback listener,
+// as any web page (an <img>) or local process can, before the browser
+// comes back: callbacks without the flow's state are answered 400 and
+// ignored, and the login completes.
+func TestLoopbackRedirectIgnoresForgedCallbacks(t *testing.T) {
+	forger := &http.Client{}
+	t.Cleanup(forger.CloseIdleConnections)
+	c, _, _ := loopbackLogin(t, notesServer(t, newTestAS(t)), func(redirect string) {
+		for _, forged := range []string{"?error=access_denied", "?code=forged&state=forged", "?code=forged", "?error=access_denied&state="} {
+			res, err := forger.Get(redirect + forged)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusBadRequest {
+				t.Errorf("forged callback %s: HTTP %d, want 400", forged, res.StatusCode)
+			}
+		}
+	})
+	if _, err := c.CallTool(t.Context(), "list", nil); err != nil {
+		t.Error(err)
+	}
+}
