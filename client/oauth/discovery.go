@@ -8,7 +8,6 @@ import (
 	"io"
 	"mime"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 )
@@ -107,26 +106,6 @@ func (m *ServerMetadata) check() error {
 	return nil
 }
 
-// checkURL accepts an absolute https URL, or http on a loopback host (a
-// local development server), without credentials or fragment.
-func checkURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || u.Opaque != "" || u.Host == "" || u.User != nil || u.Fragment != "" ||
-		(u.Scheme != "https" && (u.Scheme != "http" || !isLoopback(u.Hostname()))) {
-		return fmt.Errorf("%q is not an https URL (http only on loopback)", raw)
-	}
-	return nil
-}
-
-// isLoopback reports whether host is localhost or a loopback address.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip, err := netip.ParseAddr(host)
-	return err == nil && ip.Unmap().IsLoopback()
-}
-
 // errNotFound marks a metadata URL that has no document.
 var errNotFound = errors.New("no metadata there")
 
@@ -166,14 +145,22 @@ func wellKnown(u *url.URL, name string) string {
 // discoverResource finds the protected resource metadata of the server at
 // server: from the challenge if it names it, else at the path-based and
 // then the root well-known URL. It returns nil when there is none.
-func discoverResource(ctx context.Context, hc *http.Client, server *url.URL, ch Challenge) (*ResourceMetadata, error) {
+func discoverResource(ctx context.Context, hc *http.Client, server *url.URL, ch Challenge, crossOrigin bool) (*ResourceMetadata, error) {
 	candidates := []string{wellKnown(server, "oauth-protected-resource")}
 	if p := strings.Trim(server.EscapedPath(), "/"); p != "" {
 		candidates = append(candidates, server.Scheme+"://"+server.Host+"/.well-known/oauth-protected-resource")
 	}
 	if ch.ResourceMetadata != "" {
-		if err := checkURL(ch.ResourceMetadata); err != nil {
-			return nil, fmt.Errorf("oauth: the challenge's resource_metadata: %w", err)
+		// On the server's own origin the document is as safe as the server
+		// itself; elsewhere it is a request to wherever the 401 says.
+		u, err := url.Parse(ch.ResourceMetadata)
+		if err != nil || !sameOrigin(u, server) {
+			if !crossOrigin {
+				return nil, fmt.Errorf("oauth: the challenge's resource_metadata %q is not on the MCP server's origin (Config.AllowCrossOriginMetadata)", ch.ResourceMetadata)
+			}
+			if err := checkURL(ch.ResourceMetadata); err != nil {
+				return nil, fmt.Errorf("oauth: the challenge's resource_metadata: %w", err)
+			}
 		}
 		candidates = []string{ch.ResourceMetadata}
 	}

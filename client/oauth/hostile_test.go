@@ -2,10 +2,13 @@ package oauth_test
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -143,6 +146,14 @@ func standInMCP(t *testing.T, issuer string) *standIn {
 		r.Handler().ServeHTTP(w, req)
 	})
 	return s
+}
+
+// challenge answers every MCP request with a 401 and this challenge.
+func (s *standIn) challenge(wwwAuthenticate string) {
+	s.route("POST /mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", wwwAuthenticate)
+		w.WriteHeader(http.StatusUnauthorized)
+	})
 }
 
 // prm serves the stand-in's protected resource metadata, naming issuer.
@@ -313,4 +324,180 @@ func TestLoopbackRedirectIgnoresForgedCallbacks(t *testing.T) {
 	if _, err := c.CallTool(t.Context(), "list", nil); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestDiscoverySSRF keeps discovery on the origins it belongs to, with
+// loopback stand-ins for the internal services an attacker aims at: the
+// 401's resource_metadata on another origin is refused, a well-known URL
+// redirecting elsewhere is not followed, and a public MCP server cannot
+// point the client at private or link-local authorization servers.
+func TestDiscoverySSRF(t *testing.T) {
+	var internal *standIn // a new one for each case
+	untouched := func(t *testing.T, err error) {
+		t.Helper()
+		if err == nil {
+			t.Error("connected")
+		}
+		if hits := internal.seen(""); len(hits) != 0 {
+			t.Fatalf("the internal service received %s %s", hits[0].method, hits[0].path)
+		}
+	}
+	t.Run("cross-origin resource_metadata", func(t *testing.T) {
+		internal = internalService(t)
+		mcp := standInMCP(t, internal.URL)
+		mcp.challenge(`Bearer resource_metadata="` + internal.URL + `/prm"`)
+		_, err := connectThrough(t, mcp.URL+"/mcp", oauth.Config{Clients: map[string]oauth.Client{internal.URL: {ID: "app"}}})
+		untouched(t, err)
+	})
+	t.Run("well-known redirect", func(t *testing.T) {
+		internal = internalService(t)
+		mcp := standInMCP(t, internal.URL)
+		mcp.challenge("Bearer")
+		mcp.route("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, internal.URL+"/prm", http.StatusFound)
+		})
+		_, err := connectThrough(t, mcp.URL+"/mcp", oauth.Config{Clients: map[string]oauth.Client{internal.URL: {ID: "app"}}})
+		untouched(t, err)
+	})
+	t.Run("authorization server metadata redirect", func(t *testing.T) {
+		internal = internalService(t)
+		as := standInAS(t, nil)
+		as.route("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+			http.Redirect(w, r, internal.URL+"/.well-known/oauth-authorization-server", http.StatusTemporaryRedirect)
+		})
+		_, err := connectThrough(t, standInMCP(t, as.URL).URL+"/mcp", oauth.Config{Clients: map[string]oauth.Client{as.URL: {ID: "app"}}})
+		untouched(t, err)
+	})
+	for _, target := range []string{"https://169.254.169.254", "https://10.0.0.8", "https://[fd00::8]", "https://127.0.0.1"} {
+		t.Run("public server, authorization server "+target, func(t *testing.T) {
+			net := publicNet(t, target)
+			_, err := net.connect(t, oauth.Config{Grant: oauth.ClientCredentials{Issuers: []string{oauth.AnyIssuer}}})
+			if err == nil || !strings.Contains(err.Error(), "public") {
+				t.Errorf("connect: %v, want a refusal", err)
+			}
+			if dials := net.dialed(); len(dials) != 1 {
+				t.Errorf("dialed %v, want the MCP server alone", dials)
+			}
+		})
+	}
+
+	// The options: other origins for resource metadata, and a policy of
+	// one's own for authorization servers.
+	t.Run("AllowCrossOriginMetadata", func(t *testing.T) {
+		internal = internalService(t)
+		mcp := standInMCP(t, internal.URL)
+		mcp.challenge(`Bearer resource_metadata="` + internal.URL + `/prm"`)
+		_, err := connectThrough(t, mcp.URL+"/mcp", oauth.Config{AllowCrossOriginMetadata: true})
+		if hits := internal.seen("/prm"); len(hits) == 0 || err == nil || !strings.Contains(err.Error(), `is for anything`) {
+			t.Errorf("%d requests for the metadata; connect: %v, want it read and its resource refused", len(hits), err)
+		}
+	})
+	t.Run("CheckServer allows", func(t *testing.T) {
+		net := publicNet(t, "https://10.0.0.8")
+		var asked []string
+		_, err := net.connect(t, oauth.Config{
+			Grant: oauth.ClientCredentials{Issuers: []string{"https://10.0.0.8"}},
+			CheckServer: func(_ context.Context, mcpServer, target *url.URL) error {
+				asked = append(asked, mcpServer.Host+" "+target.String())
+				return nil
+			},
+		})
+		if want := []string{"203.0.113.10 https://10.0.0.8", "203.0.113.10 https://10.0.0.8/token"}; !slices.Equal(asked[:min(2, len(asked))], want) {
+			t.Errorf("asked about %v, want %v first", asked, want)
+		}
+		if dials := net.dialed(); !slices.Contains(dials, "10.0.0.8:443") {
+			t.Errorf("dialed %v; connect: %v", dials, err)
+		}
+	})
+	t.Run("CheckServer refuses", func(t *testing.T) {
+		as := standInAS(t, nil)
+		refused := errors.New("not this one")
+		_, err := connectThrough(t, standInMCP(t, as.URL).URL+"/mcp", oauth.Config{
+			Clients:     map[string]oauth.Client{as.URL: {ID: "app"}},
+			CheckServer: func(context.Context, *url.URL, *url.URL) error { return refused },
+		})
+		if !errors.Is(err, refused) || len(as.seen("")) != 0 {
+			t.Errorf("connect: %v, with %d requests to the authorization server", err, len(as.seen("")))
+		}
+	})
+}
+
+// internalService stands in for a service inside the network, which
+// answers with resource and authorization server metadata of its own.
+func internalService(t *testing.T) *standIn {
+	s := newStandIn(t)
+	s.route("GET /prm", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"resource": "anything", "authorization_servers": []string{s.URL}})
+	})
+	s.metadata(nil)
+	return s
+}
+
+// publicNet stands in for the internet on loopback: an MCP server at the
+// public address 203.0.113.10 whose resource metadata names the
+// authorization server issuer, itself a TLS stand-in wherever it claims
+// to be. Its transport dials every address to one of the two, and
+// records what it dialed.
+type publicNetwork struct {
+	mcp, as   *httptest.Server
+	transport *http.Transport
+
+	mu    sync.Mutex
+	dials []string
+}
+
+const publicMCP = "http://203.0.113.10/mcp"
+
+func publicNet(t *testing.T, issuer string) *publicNetwork {
+	n := &publicNetwork{}
+	mcp := http.NewServeMux()
+	mcp.HandleFunc("POST /mcp", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://203.0.113.10/.well-known/oauth-protected-resource/mcp"`)
+		w.WriteHeader(http.StatusUnauthorized)
+	})
+	mcp.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"resource": publicMCP, "authorization_servers": []string{issuer}})
+	})
+	n.mcp = httptest.NewServer(mcp)
+	t.Cleanup(n.mcp.Close)
+	n.as = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]any{"issuer": issuer, "token_endpoint": issuer + "/token", "access_token": "good-token", "token_type": "Bearer"})
+	}))
+	t.Cleanup(n.as.Close)
+	var d net.Dialer
+	n.transport = &http.Transport{
+		TLSClientConfig: &tls.Config{InsecureSkipVerify: true}, // the stand-in's certificate names loopback only
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			n.mu.Lock()
+			n.dials = append(n.dials, addr)
+			n.mu.Unlock()
+			to := n.as.Listener.Addr().String()
+			if addr == "203.0.113.10:80" {
+				to = n.mcp.Listener.Addr().String()
+			}
+			return d.DialContext(ctx, network, to)
+		},
+	}
+	t.Cleanup(n.transport.CloseIdleConnections)
+	return n
+}
+
+func (n *publicNetwork) connect(t *testing.T, cfg oauth.Config) (*client.Client, error) {
+	cfg.HTTPClient = &http.Client{Transport: n.transport}
+	tr, err := oauth.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr.Base = n.transport
+	c, err := client.Connect(t.Context(), &client.HTTPTransport{URL: publicMCP, Client: &http.Client{Transport: tr}}, nil)
+	if err == nil {
+		t.Cleanup(func() { _ = c.Close(context.Background()) })
+	}
+	return c, err
+}
+
+func (n *publicNetwork) dialed() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return slices.Compact(slices.Sorted(slices.Values(n.dials)))
 }

@@ -17,7 +17,8 @@ import (
 // Config says how a Transport obtains tokens.
 type Config struct {
 	// HTTPClient makes the discovery, registration and token requests;
-	// nil means http.DefaultClient.
+	// nil means http.DefaultClient. They follow redirects only within
+	// the origin they were sent to.
 	HTTPClient *http.Client
 
 	// Redirect takes the user through the authorization endpoint, for the
@@ -34,6 +35,17 @@ type Config struct {
 	ClientMetadataURL string
 	// Clients are pre-registered clients, by authorization server issuer.
 	Clients map[string]Client
+
+	// AllowCrossOriginMetadata lets a 401's resource_metadata name a URL
+	// on another origin than the MCP server's. By default only the
+	// server's own origin is asked, so that a server cannot aim the
+	// client's requests at other hosts.
+	AllowCrossOriginMetadata bool
+	// CheckServer allows (nil) or refuses (an error) an authorization
+	// server URL on behalf of the MCP server at mcpServer, before the
+	// client sends it anything: the issuer, then each endpoint of its
+	// metadata. Default DenyPrivateFromPublic.
+	CheckServer func(ctx context.Context, mcpServer, target *url.URL) error
 
 	// OfflineAccess asks for the offline_access scope, and so for refresh
 	// tokens, from authorization servers that list it.
@@ -66,6 +78,7 @@ type Transport struct {
 	Base http.RoundTripper
 
 	cfg  Config
+	hc   *http.Client // Config.HTTPClient, following same-origin redirects only
 	dpop *dpopKey
 
 	authMu sync.Mutex // one authorization at a time
@@ -93,7 +106,11 @@ func New(cfg Config) (*Transport, error) {
 	if cfg.MaxStepUps <= 0 {
 		cfg.MaxStepUps = 2
 	}
-	t := &Transport{cfg: cfg, grants: map[string]*grantState{}, clients: map[string]*Client{}, nonces: map[string]string{}}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	t := &Transport{cfg: cfg, hc: sameOriginClient(hc), grants: map[string]*grantState{}, clients: map[string]*Client{}, nonces: map[string]string{}}
 	if cfg.DPoP {
 		k, err := newDPoPKey()
 		if err != nil {
@@ -104,12 +121,7 @@ func New(cfg Config) (*Transport, error) {
 	return t, nil
 }
 
-func (t *Transport) http() *http.Client {
-	if t.cfg.HTTPClient != nil {
-		return t.cfg.HTTPClient
-	}
-	return http.DefaultClient
-}
+func (t *Transport) http() *http.Client { return t.hc }
 
 func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
@@ -292,7 +304,7 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 	t.authMu.Lock()
 	defer t.authMu.Unlock()
 	hc := t.http()
-	prm, err := discoverResource(ctx, hc, server, ch)
+	prm, err := discoverResource(ctx, hc, server, ch, t.cfg.AllowCrossOriginMetadata)
 	if err != nil {
 		return err
 	}
@@ -309,6 +321,9 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 		if err := grantFor(t.cfg.Grant, issuer); err != nil {
 			return err
 		}
+	}
+	if err := t.checkServer(ctx, server, issuer); err != nil {
+		return err
 	}
 	meta, err := discoverServer(ctx, hc, issuer)
 	if err != nil {
@@ -328,6 +343,9 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 		if err := meta.check(); err != nil {
 			return err
 		}
+	}
+	if err := t.checkServer(ctx, server, meta.AuthorizationEndpoint, meta.TokenEndpoint, meta.RegistrationEndpoint); err != nil {
+		return err
 	}
 	if scopes == nil {
 		switch {
