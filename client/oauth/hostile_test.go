@@ -82,14 +82,17 @@ func (s *standIn) seen(path string) []hit {
 }
 
 // standInAS is an authorization server stand-in whose metadata (RFC 8414)
-// is honest but for what extra changes (a nil value removes a member). Its
-// token endpoint issues the token "good-token" to anyone, and its
-// authorization endpoint approves at once.
+// is honest but for what extra changes (a nil value removes a member). It
+// registers anyone, its token endpoint issues the token "good-token" to
+// anyone, and its authorization endpoint approves at once.
 func standInAS(t *testing.T, extra map[string]any) *standIn {
 	as := newStandIn(t)
 	as.metadata(extra)
 	as.route("POST /token", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]any{"access_token": "good-token", "token_type": "Bearer", "expires_in": 3600})
+	})
+	as.route("POST /register", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusCreated, map[string]any{"client_id": "registered", "token_endpoint_auth_method": oauth.AuthNone})
 	})
 	as.route("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
 		q := r.URL.Query()
@@ -107,6 +110,7 @@ func (s *standIn) metadata(extra map[string]any) {
 			"issuer":                                s.URL,
 			"authorization_endpoint":                s.URL + "/authorize",
 			"token_endpoint":                        s.URL + "/token",
+			"registration_endpoint":                 s.URL + "/register",
 			"code_challenge_methods_supported":      []string{"S256"},
 			"token_endpoint_auth_methods_supported": []string{oauth.AuthBasic},
 		}
@@ -500,4 +504,65 @@ func (n *publicNetwork) dialed() []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return slices.Compact(slices.Sorted(slices.Values(n.dials)))
+}
+
+// TestRequestTimeouts bounds the client's own requests to an authorization
+// server that never answers: its metadata, the registration or the token
+// request each fail with a timeout instead of holding the MCP request
+// forever.
+func TestRequestTimeouts(t *testing.T) {
+	for _, route := range []string{"GET /.well-known/oauth-authorization-server", "POST /register", "POST /token"} {
+		t.Run(route, func(t *testing.T) {
+			as := standInAS(t, nil)
+			ended := make(chan struct{}) // by the test, should the client never give up
+			t.Cleanup(func() { close(ended) })
+			as.route(route, func(w http.ResponseWriter, r *http.Request) {
+				select {
+				case <-r.Context().Done():
+				case <-ended:
+				}
+			})
+			err := returns(t, func() error {
+				_, err := connectThrough(t, standInMCP(t, as.URL).URL+"/mcp", oauth.Config{
+					Timeout:  50 * time.Millisecond,
+					Redirect: oauth.FollowRedirect{},
+				})
+				return err
+			})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("connect: %v, want a timeout", err)
+			}
+		})
+	}
+	for _, tc := range []struct {
+		cfg  oauth.Config
+		want time.Duration
+	}{
+		{oauth.Config{}, 30 * time.Second},
+		{oauth.Config{Timeout: time.Minute}, time.Minute},
+		{oauth.Config{HTTPClient: &http.Client{Timeout: time.Second}}, time.Second},
+	} {
+		tr, err := oauth.New(tc.cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := oauth.RequestTimeout(tr); got != tc.want {
+			t.Errorf("%+v: timeout %v, want %v", tc.cfg, got, tc.want)
+		}
+	}
+}
+
+// returns runs f and returns what it returns, failing the test when f has
+// not returned within a minute: a hang detector, not a timing check.
+func returns[T any](t *testing.T, f func() T) T {
+	t.Helper()
+	done := make(chan T, 1)
+	go func() { done <- f() }()
+	select {
+	case v := <-done:
+		return v
+	case <-time.After(time.Minute):
+		t.Fatal("still waiting after a minute")
+		panic("unreachable")
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 )
 
 // checkURL accepts an absolute https URL, or http on a loopback host (a
@@ -116,12 +117,16 @@ func (t *Transport) checkServer(ctx context.Context, server *url.URL, urls ...st
 	return nil
 }
 
-// sameOriginClient returns a copy of hc that follows redirects only
-// within the origin of the first request, then as hc would: the
-// client's discovery, registration and token requests go to no host that
-// the one it asked did not choose to name in its own metadata.
-func sameOriginClient(hc *http.Client) *http.Client {
+// sameOriginClient returns a copy of hc that gives up after timeout (or
+// hc's shorter Timeout) and follows redirects only within the origin of
+// the first request, then as hc would: the client's discovery,
+// registration and token requests go to no host that the one it asked did
+// not choose to name in its own metadata.
+func sameOriginClient(hc *http.Client, timeout time.Duration) *http.Client {
 	c := *hc
+	if c.Timeout <= 0 || c.Timeout > timeout {
+		c.Timeout = timeout
+	}
 	next := hc.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if !sameOrigin(req.URL, via[0].URL) {

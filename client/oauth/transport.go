@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Config says how a Transport obtains tokens.
@@ -20,6 +21,10 @@ type Config struct {
 	// nil means http.DefaultClient. They follow redirects only within
 	// the origin they were sent to.
 	HTTPClient *http.Client
+	// Timeout bounds each discovery, registration and token request, the
+	// reading of its answer included; default 30 seconds, or the
+	// HTTPClient's own Timeout when that is shorter.
+	Timeout time.Duration
 
 	// Redirect takes the user through the authorization endpoint, for the
 	// authorization code grant. Tests use FollowRedirect.
@@ -78,7 +83,7 @@ type Transport struct {
 	Base http.RoundTripper
 
 	cfg  Config
-	hc   *http.Client // Config.HTTPClient, following same-origin redirects only
+	hc   *http.Client // Config.HTTPClient, with the Timeout, following same-origin redirects only
 	dpop *dpopKey
 
 	authMu sync.Mutex // one authorization at a time
@@ -98,6 +103,9 @@ type grantState struct {
 	resource string
 }
 
+// defaultTimeout bounds each of the client's own requests.
+const defaultTimeout = 30 * time.Second
+
 // New returns a Transport for cfg.
 func New(cfg Config) (*Transport, error) {
 	if cfg.RedirectURL == "" {
@@ -106,11 +114,14 @@ func New(cfg Config) (*Transport, error) {
 	if cfg.MaxStepUps <= 0 {
 		cfg.MaxStepUps = 2
 	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = defaultTimeout
+	}
 	hc := cfg.HTTPClient
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	t := &Transport{cfg: cfg, hc: sameOriginClient(hc), grants: map[string]*grantState{}, clients: map[string]*Client{}, nonces: map[string]string{}}
+	t := &Transport{cfg: cfg, hc: sameOriginClient(hc, cfg.Timeout), grants: map[string]*grantState{}, clients: map[string]*Client{}, nonces: map[string]string{}}
 	if cfg.DPoP {
 		k, err := newDPoPKey()
 		if err != nil {
