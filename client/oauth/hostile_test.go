@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -564,5 +565,51 @@ func returns[T any](t *testing.T, f func() T) T {
 	case <-time.After(time.Minute):
 		t.Fatal("still waiting after a minute")
 		panic("unreachable")
+	}
+}
+
+// TestFailedRefreshIsAnError refuses to send a token past its expiry when
+// its refresh fails: the error reaches the caller, the MCP server never
+// sees the expired token, and the next request authorizes afresh.
+func TestFailedRefreshIsAnError(t *testing.T) {
+	as := standInAS(t, nil)
+	var codes atomic.Int32
+	as.route("POST /token", func(w http.ResponseWriter, r *http.Request) {
+		switch r.PostFormValue("grant_type") {
+		case "refresh_token":
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "invalid_grant", "error_description": "the refresh token was revoked"})
+		case "authorization_code":
+			if codes.Add(1) == 1 {
+				writeJSON(w, http.StatusOK, map[string]any{"access_token": "expiring", "token_type": "Bearer", "expires_in": 1, "refresh_token": "revoked"})
+				return
+			}
+			writeJSON(w, http.StatusOK, map[string]any{"access_token": "good-token", "token_type": "Bearer", "expires_in": 3600})
+		}
+	})
+	mcp := standInMCP(t, as.URL)
+	tr, err := oauth.New(oauth.Config{Clients: map[string]oauth.Client{as.URL: {ID: "app"}}, Redirect: oauth.FollowRedirect{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Transport: tr}
+	t.Cleanup(hc.CloseIdleConnections)
+	// Pinned, so that no fallback to initialize tries again.
+	_, err = client.Connect(t.Context(), &client.HTTPTransport{URL: mcp.URL + "/mcp", Client: hc}, &client.Options{Version: "2026-07-28"})
+	var te *oauth.TokenError
+	if !errors.As(err, &te) || te.Code != "invalid_grant" || !strings.Contains(err.Error(), "refresh") {
+		t.Errorf("connect: %v, want the failed refresh", err)
+	}
+	for _, h := range mcp.seen("/mcp") {
+		if h.header.Get("Authorization") == "Bearer expiring" {
+			t.Fatal("the MCP server was sent the expired token")
+		}
+	}
+	c, err := client.Connect(t.Context(), &client.HTTPTransport{URL: mcp.URL + "/mcp", Client: hc}, nil)
+	if err != nil {
+		t.Fatalf("connecting again: %v", err)
+	}
+	_ = c.Close(context.Background())
+	if n := codes.Load(); n != 2 {
+		t.Errorf("%d authorizations, want 2", n)
 	}
 }

@@ -77,7 +77,9 @@ type Config struct {
 // dynamic registration, per authorization server), obtains a token for
 // the resource and sends the request again. A 403 insufficient_scope is
 // answered by authorizing again for the union of scopes, a bounded
-// number of times. Tokens are refreshed with their refresh token.
+// number of times. Tokens are refreshed with their refresh token; when
+// that fails, the request fails with the reason (and the next one
+// authorizes afresh) rather than carry the expired token.
 type Transport struct {
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
@@ -176,11 +178,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.mu.Lock()
 		g := t.grants[key]
 		t.mu.Unlock()
-		if g != nil && g.token.expired() && g.token.RefreshToken != "" && !refreshed {
+		if g != nil && g.token.expired() && g.token.RefreshToken != "" && g.client != nil && !refreshed {
 			refreshed = true
-			if err := t.refresh(ctx, key, g); err == nil {
-				continue
+			if err := t.refresh(ctx, key, g); err != nil {
+				// Never the expired token instead: the caller hears why,
+				// and the next request authorizes afresh.
+				t.forget(key, g)
+				return nil, fmt.Errorf("oauth: refreshing the expired token for %s: %w", key, err)
 			}
+			continue
 		}
 		r := req.Clone(ctx)
 		if body != nil {
@@ -410,6 +416,15 @@ func (t *Transport) refresh(ctx context.Context, key string, g *grantState) erro
 	t.grants[key] = &ng
 	t.mu.Unlock()
 	return nil
+}
+
+// forget drops the grant held for key, unless another took its place.
+func (t *Transport) forget(key string, g *grantState) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.grants[key] == g {
+		delete(t.grants, key)
+	}
 }
 
 // client returns the client's registration with an authorization server:
