@@ -21,7 +21,8 @@ import (
 // to URL, answered with JSON or with an SSE stream. In the session era it
 // keeps the Mcp-Session-Id, resumes a dropped response stream with GET and
 // Last-Event-ID after the server's retry delay, and ends the session with
-// DELETE on Close.
+// DELETE on Close. One message, a JSON answer or an SSE event, is bounded
+// at 64 MiB: a larger one fails its request.
 type HTTPTransport struct {
 	// URL is the MCP endpoint.
 	URL string
@@ -33,6 +34,16 @@ type HTTPTransport struct {
 	// MaxReconnects bounds the attempts to resume one stream that keeps
 	// dropping without delivering anything; default 5.
 	MaxReconnects int
+
+	maxEvent int // bound on one SSE event; 0 is maxMessage
+}
+
+// eventLimit is the bound on one event of a response stream.
+func (t *HTTPTransport) eventLimit() int {
+	if t.maxEvent > 0 {
+		return t.maxEvent
+	}
+	return maxMessage
 }
 
 // defaultRetry is the reconnection delay when the server gave none.
@@ -65,7 +76,7 @@ func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if max <= 0 {
 		max = 5
 	}
-	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, pending: map[string]chan *jsonrpc.Message{}}, nil
+	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, maxEvent: t.eventLimit(), pending: map[string]chan *jsonrpc.Message{}}, nil
 }
 
 type httpConn struct {
@@ -74,6 +85,7 @@ type httpConn struct {
 	header        http.Header
 	in            inbound
 	maxReconnects int
+	maxEvent      int
 
 	mu      sync.Mutex
 	pending map[string]chan *jsonrpc.Message // requests awaiting a response, by id
@@ -171,8 +183,17 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
 }
 
-// maxMessage bounds one JSON answer.
+// maxMessage bounds one JSON answer, and by default one SSE event.
 const maxMessage = 64 << 20
+
+// tooLarge is the error for a stream whose event is over the bound.
+func (c *httpConn) tooLarge(err error) error {
+	bound := fmt.Sprintf("%d bytes", c.maxEvent)
+	if c.maxEvent%(1<<20) == 0 {
+		bound = fmt.Sprintf("%d MiB", c.maxEvent>>20)
+	}
+	return fmt.Errorf("mcp client: the server sent an event over the %s bound on one message: %w", bound, err)
+}
 
 func snippet(b []byte) string {
 	b = bytes.TrimSpace(b)
@@ -208,6 +229,9 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 		body.Close()
 		if s.resp != nil {
 			return s.resp, nil
+		}
+		if errors.Is(s.err, sse.ErrEventTooLarge) {
+			return nil, c.tooLarge(s.err)
 		}
 		if s.retry > 0 {
 			retry = s.retry
@@ -258,7 +282,7 @@ type scanned struct {
 // other message to the client. It returns the last event id seen and the
 // last retry delay.
 func (c *httpConn) scan(body io.Reader, id jsonrpc.ID) (s scanned) {
-	er := sse.NewReader(body)
+	er := sse.NewLimitedReader(body, c.maxEvent)
 	for {
 		ev, err := er.Next()
 		if err != nil {
@@ -365,6 +389,9 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 		} else {
 			s := c.scan(res.Body, nil)
 			res.Body.Close()
+			if errors.Is(s.err, sse.ErrEventTooLarge) {
+				return c.tooLarge(s.err)
+			}
 			if s.lastID != "" {
 				last = s.lastID
 			}
