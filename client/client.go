@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -51,14 +52,16 @@ type Options struct {
 
 	// Tasks declares the tasks extension (SEP-2663) in 2026-07-28
 	// requests. A request the server makes a task of is then followed to
-	// its end: tasks/get at the server's poll interval, input requests
-	// answered by the handlers above through tasks/update, tasks/cancel
-	// when the caller's context ends. GetTask, UpdateTask and CancelTask
+	// its end: tasks/get at the server's poll interval (100 ms at the
+	// least), input requests answered by the handlers above through
+	// tasks/update (MaxInputRounds times at most), tasks/cancel when the
+	// caller's context ends or the rounds run out. GetTask, UpdateTask and CancelTask
 	// drive tasks by hand.
 	Tasks bool
 
-	// MaxInputRounds bounds the input_required rounds of one request;
-	// default 8.
+	// MaxInputRounds bounds the input_required rounds of one request,
+	// whether answered by sending it again or, for a task, through
+	// tasks/update; default 8.
 	MaxInputRounds int
 	// Logger receives warnings, such as tools rejected for an invalid
 	// x-mcp-header; default none.
@@ -75,6 +78,7 @@ type Client struct {
 	ctx    context.Context // the client's lifetime; ends at Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	pause  func(ctx context.Context, d time.Duration) error // between task polls; nil waits
 
 	mu           sync.Mutex
 	version      string

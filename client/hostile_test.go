@@ -1,14 +1,18 @@
 package client_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -112,5 +116,100 @@ func TestSSEEventBound(t *testing.T) {
 	t.Logf("a %d MiB event against a 1 MiB bound: %.1f MiB allocated", event>>20, float64(alloc)/(1<<20))
 	if alloc > 8<<20 {
 		t.Errorf("reading a %d MiB event allocated %.1f MiB, want at most 8 MiB for a 1 MiB bound", event>>20, float64(alloc)/(1<<20))
+	}
+}
+
+// taskServer is a hostile server whose tools/call becomes task "t1",
+// polled at pollMs, and whose tasks/get answers with status(n) for the
+// n-th poll (from 1): input_required asks for a sampling every time. It
+// counts the polls and the cancellations.
+type taskServer struct {
+	url            string
+	polls, cancels atomic.Int32
+}
+
+func newTaskServer(t *testing.T, pollMs int64, status func(n int32) string) *taskServer {
+	s := &taskServer{}
+	s.url = hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+		if handshake(w, m) {
+			return
+		}
+		task := map[string]any{"resultType": mcp.ResultTask, "taskId": "t1", "status": mcp.TaskWorking, "pollIntervalMs": pollMs}
+		switch m.Method {
+		case mcp.MethodTasksGet:
+			n := s.polls.Add(1)
+			task["resultType"] = mcp.ResultComplete
+			switch task["status"] = status(n); task["status"] {
+			case mcp.TaskInputRequired:
+				task["inputRequests"] = map[string]any{fmt.Sprint("q", n): map[string]any{
+					"method": mcp.MethodSample,
+					"params": map[string]any{"messages": []any{}, "maxTokens": 1},
+				}}
+			case mcp.TaskCompleted:
+				task["result"] = map[string]any{"content": []any{map[string]any{"type": "text", "text": "done"}}}
+			}
+		case mcp.MethodTasksCancel:
+			s.cancels.Add(1)
+			task["status"] = mcp.TaskCancelled
+		case mcp.MethodTasksUpdate:
+			task = map[string]any{"resultType": mcp.ResultComplete}
+		}
+		reply(w, m.ID, task)
+	})
+	return s
+}
+
+// TestTaskInputRoundsBounded follows a task that asks for input at every
+// poll: the sampling handler runs MaxInputRounds times, then the call
+// fails and the task is cancelled.
+func TestTaskInputRoundsBounded(t *testing.T) {
+	srv := newTaskServer(t, 1, func(n int32) string {
+		if n > 50 {
+			return mcp.TaskCompleted
+		}
+		return mcp.TaskInputRequired
+	})
+	var sampled atomic.Int32
+	c := connect(t, &client.HTTPTransport{URL: srv.url}, &client.Options{Version: mcp.Version20260728, Tasks: true,
+		Sampling: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			sampled.Add(1)
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: json.RawMessage(`{"type":"text","text":"ok"}`), Model: "m"}, nil
+		},
+	})
+	client.SetPause(c, func(ctx context.Context, _ time.Duration) error { return ctx.Err() })
+	_, err := c.CallTool(t.Context(), "ask", nil)
+	if err == nil || !strings.Contains(err.Error(), "rounds") {
+		t.Errorf("call: %v, want the rounds bound", err)
+	}
+	if n := sampled.Load(); n != 8 {
+		t.Errorf("the sampling handler ran %d times, want 8 (MaxInputRounds)", n)
+	}
+	if srv.cancels.Load() != 1 {
+		t.Errorf("%d tasks/cancel, want the task cancelled", srv.cancels.Load())
+	}
+}
+
+// TestTaskPollPause pauses before every tasks/get, input rounds included,
+// for the server's pollIntervalMs but never less than a floor.
+func TestTaskPollPause(t *testing.T) {
+	for _, tc := range []struct {
+		pollMs int64
+		want   time.Duration
+	}{{0, time.Second}, {1, 100 * time.Millisecond}, {250, 250 * time.Millisecond}} {
+		srv := newTaskServer(t, tc.pollMs, func(n int32) string {
+			return []string{mcp.TaskWorking, mcp.TaskInputRequired, mcp.TaskWorking, mcp.TaskCompleted}[n-1]
+		})
+		c := connect(t, &client.HTTPTransport{URL: srv.url}, handlers(&client.Options{Version: mcp.Version20260728, Tasks: true}))
+		var pauses []time.Duration
+		client.SetPause(c, func(ctx context.Context, d time.Duration) error {
+			pauses = append(pauses, d)
+			return ctx.Err()
+		})
+		if _, err := c.CallTool(t.Context(), "slow", nil); err != nil {
+			t.Fatal(err)
+		}
+		if want := slices.Repeat([]time.Duration{tc.want}, 4); !slices.Equal(pauses, want) {
+			t.Errorf("pollIntervalMs %d: pauses %v before the %d polls, want %v", tc.pollMs, pauses, srv.polls.Load(), want)
+		}
 	}
 }

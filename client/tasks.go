@@ -30,14 +30,19 @@ func (c *Client) CancelTask(ctx context.Context, id string) error {
 	return c.call(ctx, mcp.MethodTasksCancel, mcp.TaskParams{TaskID: id}, nil, nil)
 }
 
-// defaultPoll is the polling interval of a task whose server gave none.
-const defaultPoll = time.Second
+// defaultPoll is the polling interval of a task whose server gave none;
+// minPoll is the shortest the client takes, whatever the server says.
+const (
+	defaultPoll = time.Second
+	minPoll     = 100 * time.Millisecond
+)
 
 // awaitTask follows a task the server made of a request until it ends:
-// it polls tasks/get at the server's interval, answers input requests
-// with the client's handlers through tasks/update, and returns the
-// result the request would have had. When ctx ends first, the task is
-// cancelled.
+// it polls tasks/get at the server's interval (never faster than
+// minPoll), answers input requests with the client's handlers through
+// tasks/update, at most MaxInputRounds times, and returns the result the
+// request would have had. When ctx ends first, or the rounds run out, the
+// task is cancelled.
 func (c *Client) awaitTask(ctx context.Context, method string, created json.RawMessage) (json.RawMessage, error) {
 	var t mcp.Task
 	if err := json.Unmarshal(created, &t); err != nil || t.TaskID == "" {
@@ -53,10 +58,12 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 		}
 		t = *next
 	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for !t.Terminal() {
+	for rounds := 0; !t.Terminal(); {
 		if t.Status == mcp.TaskInputRequired && len(t.InputRequests) > 0 {
+			if rounds >= c.opts.MaxInputRounds {
+				return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s still asks for input after %d rounds", method, id, rounds))
+			}
+			rounds++
 			reqs := make(map[string]json.RawMessage, len(t.InputRequests))
 			for key, in := range t.InputRequests {
 				reqs[key], _ = json.Marshal(in) // decoded from JSON: encodes
@@ -70,17 +77,9 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 			if err := c.UpdateTask(ctx, id, responses); err != nil {
 				return nil, c.abandon(id, err)
 			}
-		} else {
-			wait := time.Duration(t.PollIntervalMs) * time.Millisecond
-			if wait <= 0 {
-				wait = defaultPoll
-			}
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, ctx.Err()))
-			case <-timer.C:
-			}
+		}
+		if err := c.wait(ctx, pollInterval(&t)); err != nil {
+			return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, err))
 		}
 		next, err := c.GetTask(ctx, id)
 		if err != nil {
@@ -98,6 +97,29 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 		return nil, fmt.Errorf("mcp client: %s: task %s failed", method, id)
 	default:
 		return nil, fmt.Errorf("mcp client: %s: task %s was cancelled", method, id)
+	}
+}
+
+// pollInterval is the pause before the next tasks/get of t.
+func pollInterval(t *mcp.Task) time.Duration {
+	if t.PollIntervalMs <= 0 {
+		return defaultPoll
+	}
+	return max(time.Duration(t.PollIntervalMs)*time.Millisecond, minPoll)
+}
+
+// wait pauses for d, or until ctx ends.
+func (c *Client) wait(ctx context.Context, d time.Duration) error {
+	if c.pause != nil {
+		return c.pause(ctx, d)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
 	}
 }
 
