@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -212,4 +213,91 @@ func TestTaskPollPause(t *testing.T) {
 			t.Errorf("pollIntervalMs %d: pauses %v before the %d polls, want %v", tc.pollMs, pauses, srv.polls.Load(), want)
 		}
 	}
+}
+
+// TestRedirectKeepsCredentialsHome follows a server's 307 to another
+// origin (another port, or https to http): the static Authorization and
+// API-key headers of HTTPTransport.Header and the session id stay behind,
+// and a session id the other origin hands out is not taken up. Within the
+// origin, they all go along.
+func TestRedirectKeepsCredentialsHome(t *testing.T) {
+	secret := http.Header{"Authorization": {"Bearer static"}, "X-Api-Key": {"k"}}
+	type seen struct {
+		mu      sync.Mutex
+		headers []http.Header
+	}
+	record := func(s *seen, r *http.Request) {
+		s.mu.Lock()
+		s.headers = append(s.headers, r.Header.Clone())
+		s.mu.Unlock()
+	}
+	leaks := func(t *testing.T, s *seen) {
+		t.Helper()
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if len(s.headers) == 0 {
+			t.Fatal("the redirect was not followed")
+		}
+		for _, h := range s.headers {
+			for _, k := range []string{"Authorization", "X-Api-Key", "Mcp-Session-Id"} {
+				if v := h.Get(k); v != "" {
+					t.Errorf("the other origin received %s: %s", k, v)
+				}
+			}
+		}
+	}
+	// other is another origin: it answers as a server would, and hands
+	// out a session id of its own.
+	var elsewhere seen
+	other := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+		record(&elsewhere, r)
+		w.Header().Set("Mcp-Session-Id", "planted")
+		handshake(w, m)
+	})
+
+	t.Run("another port, session era", func(t *testing.T) {
+		elsewhere = seen{}
+		var home seen
+		url := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+			switch {
+			case m != nil && m.Method == mcp.NotificationInitialized:
+				http.Redirect(w, r, other+"/mcp", http.StatusTemporaryRedirect)
+			case m != nil && m.Method == mcp.MethodToolsCall:
+				record(&home, r)
+				reply(w, m.ID, map[string]any{"content": []any{}})
+			default:
+				handshake(w, m)
+			}
+		})
+		c := connect(t, &client.HTTPTransport{URL: url + "/mcp", Header: secret}, &client.Options{Version: mcp.Version20251125})
+		if _, err := c.CallTool(t.Context(), "x", nil); err != nil {
+			t.Fatal(err)
+		}
+		leaks(t, &elsewhere)
+		if got := home.headers[0].Get("Mcp-Session-Id"); got != "s1" {
+			t.Errorf("the server's own session is %q, want s1", got)
+		}
+	})
+	t.Run("https to http", func(t *testing.T) {
+		elsewhere = seen{}
+		srv := httptest.NewTLSServer(http.RedirectHandler(other+"/mcp", http.StatusTemporaryRedirect))
+		t.Cleanup(srv.Close)
+		connect(t, &client.HTTPTransport{URL: srv.URL + "/mcp", Client: srv.Client(), Header: secret}, &client.Options{Version: mcp.Version20260728})
+		leaks(t, &elsewhere)
+	})
+	t.Run("same origin", func(t *testing.T) {
+		var moved seen
+		url := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+			if r.URL.Path == "/old" {
+				http.Redirect(w, r, "/new", http.StatusPermanentRedirect)
+				return
+			}
+			record(&moved, r)
+			handshake(w, m)
+		})
+		connect(t, &client.HTTPTransport{URL: url + "/old", Header: secret}, &client.Options{Version: mcp.Version20260728})
+		if got := moved.headers[0].Get("Authorization"); got != "Bearer static" {
+			t.Errorf("the same origin received Authorization %q", got)
+		}
+	})
 }

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -29,7 +31,8 @@ type HTTPTransport struct {
 	// Client sends the requests; nil means http.DefaultClient. Its
 	// Transport is where authorization plugs in (see package oauth).
 	Client *http.Client
-	// Header is added to every request.
+	// Header is added to every request. Like Authorization and the
+	// session id, it does not follow a redirect to another origin.
 	Header http.Header
 	// MaxReconnects bounds the attempts to resume one stream that keeps
 	// dropping without delivering anything; default 5.
@@ -68,19 +71,26 @@ func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if t.URL == "" {
 		return nil, errors.New("mcp client: HTTPTransport needs a URL")
 	}
-	hc := t.Client
-	if hc == nil {
-		hc = http.DefaultClient
+	base := t.Client
+	if base == nil {
+		base = http.DefaultClient
 	}
+	hc := *base
+	hc.CheckRedirect = keepCredentialsHome(base.CheckRedirect, t.Header)
 	max := t.MaxReconnects
 	if max <= 0 {
 		max = 5
 	}
-	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, maxEvent: t.eventLimit(), pending: map[string]chan *jsonrpc.Message{}}, nil
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, fmt.Errorf("mcp client: %w", err)
+	}
+	return &httpConn{url: t.URL, origin: u, hc: &hc, header: t.Header, in: in, maxReconnects: max, maxEvent: t.eventLimit(), pending: map[string]chan *jsonrpc.Message{}}, nil
 }
 
 type httpConn struct {
 	url           string
+	origin        *url.URL // of url: where the session id may come from
 	hc            *http.Client
 	header        http.Header
 	in            inbound
@@ -132,7 +142,7 @@ func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp client: %s %s: %w", req.Method, req.URL.Redacted(), err)
 	}
-	if id := res.Header.Get("Mcp-Session-Id"); id != "" {
+	if id := res.Header.Get("Mcp-Session-Id"); id != "" && (res.Request == nil || sameOrigin(res.Request.URL, c.origin)) {
 		c.mu.Lock()
 		c.session = id
 		c.mu.Unlock()
@@ -181,6 +191,49 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	}
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 	return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+}
+
+// keepCredentialsHome returns a CheckRedirect that follows a redirect to
+// another origin (scheme, host or port) without the credentials meant for
+// the first: the static headers of HTTPTransport.Header, Authorization,
+// DPoP and the session id. net/http alone would keep Authorization for
+// another port or for https to http, and any custom header everywhere.
+// Then next decides, or the default limit of 10 redirects.
+func keepCredentialsHome(next func(*http.Request, []*http.Request) error, static http.Header) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			for k := range static {
+				req.Header.Del(k)
+			}
+			for _, k := range []string{"Authorization", "DPoP", "Mcp-Session-Id"} {
+				req.Header.Del(k)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("mcp client: stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
+}
+
+// hostPort is a URL's host and port, the scheme's default port when it
+// names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
 }
 
 // maxMessage bounds one JSON answer, and by default one SSE event.
