@@ -36,6 +36,8 @@ type Options struct {
 	// defaults of the requested schema (SEP-1034).
 	Elicitation func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// ElicitURL declares URL-mode elicitation as well as form mode.
+	// Without it, a URL-mode request is answered with an error (-32602)
+	// and never reaches Elicitation.
 	ElicitURL bool
 	// Roots answers roots/list; setting it declares the roots capability.
 	Roots func(ctx context.Context) ([]mcp.Root, error)

@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -300,4 +301,74 @@ func TestRedirectKeepsCredentialsHome(t *testing.T) {
 			t.Errorf("the same origin received Authorization %q", got)
 		}
 	})
+}
+
+// TestUndeclaredElicitationMode sends a URL-mode elicitation (and one of
+// a mode that does not exist) to a client that declared form mode only:
+// it is answered with an invalid-params error and never reaches the
+// handler, both as a session-era request and as a 2026-07-28 input
+// request.
+func TestUndeclaredElicitationMode(t *testing.T) {
+	for _, mode := range []string{"url", "popup"} {
+		elicit := map[string]any{"mode": mode, "message": "Sign in", "url": "https://phish.example/login", "elicitationId": "e"}
+		var handled atomic.Int32
+		opts := func(version string) *client.Options {
+			return &client.Options{Version: version, Elicitation: func(context.Context, *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+				handled.Add(1)
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			}}
+		}
+		t.Run(mode+" session", func(t *testing.T) {
+			answers := make(chan *jsonrpc.Message, 1)
+			url := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+				switch {
+				case m != nil && m.Method == "" && m.ID.Key() == `"ask"`:
+					answers <- m
+					w.WriteHeader(http.StatusAccepted)
+				case m != nil && m.Method == mcp.MethodToolsCall:
+					w.Header().Set("Content-Type", "text/event-stream")
+					params, _ := json.Marshal(elicit)
+					req, _ := json.Marshal(&jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: jsonrpc.StringID("ask"), Method: mcp.MethodElicit, Params: params})
+					fmt.Fprintf(w, "data: %s\n\n", req)
+					w.(http.Flusher).Flush()
+					a := <-answers
+					code := 0
+					if a.Error != nil {
+						code = a.Error.Code
+					}
+					res, _ := json.Marshal(&jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: m.ID, Result: json.RawMessage(fmt.Sprintf(`{"content":[{"type":"text","text":"%d"}]}`, code))})
+					fmt.Fprintf(w, "data: %s\n\n", res)
+				default:
+					handshake(w, m)
+				}
+			})
+			c := connect(t, &client.HTTPTransport{URL: url}, opts(mcp.Version20251125))
+			res, err := c.CallTool(t.Context(), "login", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := text(t, res); got != fmt.Sprint(jsonrpc.CodeInvalidParams) {
+				t.Errorf("the server got error code %s, want %d", got, jsonrpc.CodeInvalidParams)
+			}
+		})
+		t.Run(mode+" 2026-07-28", func(t *testing.T) {
+			url := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+				if handshake(w, m) {
+					return
+				}
+				reply(w, m.ID, map[string]any{"resultType": mcp.ResultInputRequired, "inputRequests": map[string]any{
+					"q": map[string]any{"method": mcp.MethodElicit, "params": elicit},
+				}})
+			})
+			c := connect(t, &client.HTTPTransport{URL: url}, opts(mcp.Version20260728))
+			_, err := c.CallTool(t.Context(), "login", nil)
+			var je *jsonrpc.Error
+			if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), mode) {
+				t.Errorf("call: %v, want the mode refused", err)
+			}
+		})
+		if n := handled.Load(); n != 0 {
+			t.Errorf("the handler was asked %d times", n)
+		}
+	}
 }

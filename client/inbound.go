@@ -117,6 +117,18 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
 		}
+		// A mode the client did not declare never reaches the handler,
+		// which was written for the declared ones (a URL shown as a form's
+		// message would be a phishing link).
+		switch p.Mode {
+		case "", "form":
+		case "url":
+			if !c.opts.ElicitURL {
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "elicitation/create: the client did not declare the url mode")
+			}
+		default:
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "elicitation/create: unknown mode %q", p.Mode)
+		}
 		res, err := c.opts.Elicitation(ctx, &p)
 		if err != nil {
 			return nil, err
