@@ -61,6 +61,11 @@ type Options struct {
 	// drive tasks by hand.
 	Tasks bool
 
+	// MaxServerRequests bounds the server's requests (sampling,
+	// elicitation, roots, ping) the client answers at once; default 16.
+	// As many more are refused with -32000, and any beyond those dropped.
+	MaxServerRequests int
+
 	// MaxInputRounds bounds the input_required rounds of one request,
 	// whether answered by sending it again or, for a task, through
 	// tasks/update; default 8.
@@ -80,7 +85,9 @@ type Client struct {
 	ctx    context.Context // the client's lifetime; ends at Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	pause  func(ctx context.Context, d time.Duration) error // between task polls; nil waits
+	// Slots for answering and refusing the server's requests.
+	handling, refusing chan struct{}
+	pause              func(ctx context.Context, d time.Duration) error // between task polls; nil waits
 
 	mu           sync.Mutex
 	version      string
@@ -106,6 +113,11 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if c.opts.MaxInputRounds <= 0 {
 		c.opts.MaxInputRounds = 8
 	}
+	if c.opts.MaxServerRequests <= 0 {
+		c.opts.MaxServerRequests = 16
+	}
+	c.handling = make(chan struct{}, c.opts.MaxServerRequests)
+	c.refusing = make(chan struct{}, c.opts.MaxServerRequests)
 	if v := c.opts.Version; v != "" && v != mcp.Version20260728 && !mcp.IsSessionVersion(v) {
 		return nil, fmt.Errorf("mcp client: unknown protocol version %q", v)
 	}

@@ -372,3 +372,80 @@ func TestUndeclaredElicitationMode(t *testing.T) {
 		}
 	}
 }
+
+// TestServerRequestFlood has a session-era server send 1,000 pings at once
+// on its GET stream and hold every answer open: the client answers at most
+// MaxServerRequests of them at a time, refuses as many more with -32000,
+// and drops the rest, so the flood costs a bounded number of goroutines.
+func TestServerRequestFlood(t *testing.T) {
+	const pings = 1000
+	flood, release := make(chan struct{}), make(chan struct{})
+	entered, answered := make(chan struct{}, pings), make(chan struct{}, pings)
+	var inflight, most, results, refusals atomic.Int32
+	url := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+		switch {
+		case m == nil && r.Method == http.MethodGet:
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+			select {
+			case <-flood:
+			case <-r.Context().Done():
+				return
+			}
+			for i := range pings {
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"ping\"}\n\n", i)
+			}
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/message\",\"params\":{\"level\":\"info\",\"data\":\"sent\"}}\n\n")
+			w.(http.Flusher).Flush()
+			<-r.Context().Done()
+		case m != nil && m.Method == "" && !m.ID.IsZero():
+			n := inflight.Add(1)
+			for old := most.Load(); n > old && !most.CompareAndSwap(old, n); old = most.Load() {
+			}
+			entered <- struct{}{}
+			<-release
+			inflight.Add(-1)
+			if m.Error != nil && m.Error.Code == -32000 {
+				refusals.Add(1)
+			} else if m.Result != nil {
+				results.Add(1)
+			}
+			answered <- struct{}{}
+			w.WriteHeader(http.StatusAccepted)
+		default:
+			handshake(w, m)
+		}
+	})
+	logged := make(chan struct{})
+	c, err := client.Connect(t.Context(), &client.HTTPTransport{URL: url}, &client.Options{
+		Version: mcp.Version20251125,
+		OnLog:   func(mcp.LoggingMessageParams) { close(logged) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	close(flood)
+	<-logged // every ping before it has been taken in
+	grown := runtime.NumGoroutine() - before
+	// 32 answers are what the client may have in flight: wait for them,
+	// then let them (and any beyond) through.
+	for range 32 {
+		<-entered
+	}
+	close(release)
+	for range 32 {
+		<-answered
+	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d pings: %d more goroutines, %d answers in flight at most, %d answered, %d refused", pings, grown, most.Load(), results.Load(), refusals.Load())
+	if grown > 300 {
+		t.Errorf("%d more goroutines while %d pings were pending", grown, pings)
+	}
+	if most.Load() > 32 || results.Load() != 16 || refusals.Load() != 16 {
+		t.Errorf("%d answers in flight at most, %d answered, %d refused: want 16 answered and 16 refused (MaxServerRequests)", most.Load(), results.Load(), refusals.Load())
+	}
+}

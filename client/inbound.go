@@ -12,7 +12,9 @@ import (
 
 // receive handles what the server sends outside of responses. Requests
 // are answered in their own goroutine, so that a slow handler (a person
-// filling in a form) holds up nothing else.
+// filling in a form) holds up nothing else: at most MaxServerRequests at
+// a time, as many more refused with -32000, and any beyond those dropped,
+// so that a flood of requests costs a bounded number of goroutines.
 func (c *Client) receive(m *jsonrpc.Message) {
 	switch {
 	case m.Method == "":
@@ -25,13 +27,36 @@ func (c *Client) receive(m *jsonrpc.Message) {
 			c.mu.Unlock()
 			return
 		}
+		answer := c.respond
+		select {
+		case c.handling <- struct{}{}:
+		default:
+			select {
+			case c.refusing <- struct{}{}:
+				answer = c.refuse
+			default:
+				c.mu.Unlock()
+				c.warn(nil, "dropped the server's "+m.Method+" request: too many at once")
+				return
+			}
+		}
 		c.wg.Add(1)
 		c.mu.Unlock()
 		go func() {
 			defer c.wg.Done()
-			c.respond(m)
+			answer(m)
 		}()
 	}
+}
+
+// codeBusy refuses a server request over MaxServerRequests, from the
+// implementation-defined range, as Specter's servers refuse load.
+const codeBusy = -32000
+
+// refuse answers a request over the bound with an error.
+func (c *Client) refuse(m *jsonrpc.Message) {
+	defer func() { <-c.refusing }()
+	c.reply(m, nil, jsonrpc.Errorf(codeBusy, "the client is busy: %d requests of the server are in progress", cap(c.handling)))
 }
 
 func (c *Client) notified(m *jsonrpc.Message) {
@@ -66,8 +91,14 @@ func (c *Client) notified(m *jsonrpc.Message) {
 
 // respond answers a session-era server request.
 func (c *Client) respond(m *jsonrpc.Message) {
-	resp := &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: m.ID}
+	defer func() { <-c.handling }()
 	result, err := c.answer(c.ctx, m.Method, m.Params)
+	c.reply(m, result, err)
+}
+
+// reply sends the response to a server request: result, or err.
+func (c *Client) reply(m *jsonrpc.Message, result any, err error) {
+	resp := &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: m.ID}
 	if err == nil {
 		resp.Result, err = json.Marshal(result)
 	}
