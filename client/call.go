@@ -202,11 +202,22 @@ func (c *Client) retryVersion(supported []string) string {
 	return ""
 }
 
-// cancelled tells a session-era server that the client gave up on id.
+// cancelled tells a session-era server that the client gave up on id, in
+// the background: the caller whose context ended returns at once, even
+// to a server that has stopped reading.
 func (c *Client) cancelled(id jsonrpc.ID, why error) {
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-	defer cancel()
-	_ = c.notify(ctx, mcp.NotificationCancelled, mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: why.Error()})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+		defer cancel()
+		_ = c.notify(ctx, mcp.NotificationCancelled, mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: why.Error()})
+	}()
 }
 
 func (c *Client) notify(ctx context.Context, method string, params any) error {

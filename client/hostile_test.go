@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,11 +9,15 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"os/signal"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -447,5 +452,80 @@ func TestServerRequestFlood(t *testing.T) {
 	}
 	if most.Load() > 32 || results.Load() != 16 || refusals.Load() != 16 {
 		t.Errorf("%d answers in flight at most, %d answered, %d refused: want 16 answered and 16 refused (MaxServerRequests)", most.Load(), results.Load(), refusals.Load())
+	}
+}
+
+// runStallingServer is a stdio server that answers the handshake of either
+// era and then stops reading its input, for good: it waits for a signal
+// that never comes (SIGKILL ends it), so that the runtime sees no deadlock.
+func runStallingServer() {
+	in := bufio.NewReader(os.Stdin)
+	for {
+		line, err := in.ReadBytes('\n')
+		if err != nil {
+			os.Exit(1)
+		}
+		var m jsonrpc.Message
+		if json.Unmarshal(line, &m) != nil {
+			continue
+		}
+		rec := httptest.NewRecorder()
+		handshake(rec, &m)
+		if m.Method == mcp.MethodDiscover || m.Method == mcp.MethodInitialize {
+			os.Stdout.Write(rec.Body.Bytes())
+		}
+		if m.Method == mcp.MethodDiscover || m.Method == mcp.NotificationInitialized {
+			break
+		}
+	}
+	stalled := make(chan os.Signal, 1)
+	signal.Notify(stalled, syscall.SIGUSR1)
+	<-stalled
+	os.Exit(1)
+}
+
+// TestStalledStdioServer calls a stdio server that stopped reading, with
+// more than its input pipe holds: CallTool returns at its context's
+// deadline, and Close returns once its grace period is over, having
+// killed the server.
+func TestStalledStdioServer(t *testing.T) {
+	for _, v := range []string{mcp.Version20260728, mcp.Version20251125} {
+		t.Run(v, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), stdioServerEnv+"=stall")
+			cmd.Stderr = os.Stderr
+			c, err := client.Connect(t.Context(), &client.CommandTransport{Cmd: cmd, WaitDelay: 100 * time.Millisecond}, &client.Options{Version: v})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+			defer cancel()
+			big := map[string]string{"text": strings.Repeat("x", 1<<20)}
+			err = hangGuard(t, "CallTool", func() error { _, err := c.CallTool(ctx, "echo", big); return err })
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("call: %v, want its deadline", err)
+			}
+			if err := hangGuard(t, "Close", func() error { return c.Close(context.Background()) }); err != nil {
+				t.Errorf("close: %v", err)
+			}
+			if cmd.ProcessState == nil || cmd.ProcessState.Success() {
+				t.Errorf("the server %v, want it killed", cmd.ProcessState)
+			}
+		})
+	}
+}
+
+// hangGuard runs f and returns its error; if f has not returned after a
+// minute, the test fails there (a hang detector, not a timing check).
+func hangGuard(t *testing.T, what string, f func() error) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- f() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatalf("%s still blocked after a minute", what)
+		return nil
 	}
 }

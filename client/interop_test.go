@@ -208,12 +208,16 @@ func TestInteropGoSDKServer(t *testing.T) {
 const stdioServerEnv = "SPECTER_CLIENT_TEST_STDIO_SERVER"
 
 // runStdioServer serves, on standard input and output, sdkServer or,
-// when the variable says "specter", Specter's conformance fixture.
+// when the variable says "specter", Specter's conformance fixture ("stall":
+// a server that stops reading, see runStallingServer).
 func runStdioServer() {
 	var err error
-	if os.Getenv(stdioServerEnv) == "specter" {
+	switch os.Getenv(stdioServerEnv) {
+	case "stall":
+		runStallingServer()
+	case "specter":
 		err = (&stdio.Server{Handler: fixture.New(specter.Logger(zerolog.Nop()))}).Run(context.Background())
-	} else {
+	default:
 		err = sdkServer().Run(context.Background(), &sdk.StdioTransport{})
 	}
 	if err != nil {
