@@ -66,6 +66,12 @@ type Options struct {
 	// As many more are refused with -32000, and any beyond those dropped.
 	MaxServerRequests int
 
+	// MaxPages bounds the pages that Tools, Prompts and Resources (and
+	// so a Host's lists) follow; default 1,000. MaxListItems bounds the
+	// items they gather; default 100,000. A longer list is an error,
+	// never a shorter list.
+	MaxPages, MaxListItems int
+
 	// MaxInputRounds bounds the input_required rounds of one request,
 	// whether answered by sending it again or, for a task, through
 	// tasks/update; default 8.
@@ -112,6 +118,12 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	}
 	if c.opts.MaxInputRounds <= 0 {
 		c.opts.MaxInputRounds = 8
+	}
+	if c.opts.MaxPages <= 0 {
+		c.opts.MaxPages = 1000
+	}
+	if c.opts.MaxListItems <= 0 {
+		c.opts.MaxListItems = 100_000
 	}
 	if c.opts.MaxServerRequests <= 0 {
 		c.opts.MaxServerRequests = 16

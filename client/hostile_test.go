@@ -529,3 +529,67 @@ func hangGuard(t *testing.T, what string, f func() error) error {
 		return nil
 	}
 }
+
+// pager is a hostile server whose tools/list never ends: page n holds
+// perPage tools and the cursor of page n+1, up to last pages (or the
+// same cursor each time when repeat). It counts the pages asked for.
+func pager(t *testing.T, perPage, last int, repeat bool) (string, *atomic.Int32) {
+	var asked atomic.Int32
+	return hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+		if handshake(w, m) {
+			return
+		}
+		n := int(asked.Add(1))
+		tools := make([]map[string]any, perPage)
+		for i := range tools {
+			tools[i] = map[string]any{"name": fmt.Sprintf("t%d_%d", n, i), "inputSchema": map[string]any{"type": "object"}}
+		}
+		page := map[string]any{"tools": tools, "resultType": mcp.ResultComplete}
+		switch {
+		case repeat:
+			page["nextCursor"] = "again"
+		case n < last:
+			page["nextCursor"] = fmt.Sprint("page-", n+1)
+		}
+		reply(w, m.ID, page)
+	}), &asked
+}
+
+// TestEndlessPagination lists the tools of servers whose pages do not
+// end: past the page bound (1,000 by default), the item bound, or at a
+// cursor seen before, the iteration ends with an error, never with a
+// shorter list that looks whole.
+func TestEndlessPagination(t *testing.T) {
+	for _, tc := range []struct {
+		name             string
+		perPage, last    int
+		repeat           bool
+		maxPages, maxLen int
+		want             string
+		pages            int32
+	}{
+		{"pages, default bound", 1, 5000, false, 0, 0, "more than 1000 pages", 1000},
+		{"pages", 1, 5000, false, 10, 0, "more than 10 pages", 10},
+		{"items", 100, 5000, false, 0, 250, "more than 250 items", 3},
+		{"repeated cursor", 1, 0, true, 0, 0, `cursor "again" twice`, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, asked := pager(t, tc.perPage, tc.last, tc.repeat)
+			c := connect(t, &client.HTTPTransport{URL: url}, &client.Options{Version: mcp.Version20260728, MaxPages: tc.maxPages, MaxListItems: tc.maxLen})
+			var n int
+			var err error
+			for _, err = range c.Tools(t.Context()) {
+				if err != nil {
+					break
+				}
+				n++
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("after %d tools: %v, want an error saying %q", n, err, tc.want)
+			}
+			if got := asked.Load(); got != tc.pages {
+				t.Errorf("%d pages asked for, want %d", got, tc.pages)
+			}
+		})
+	}
+}

@@ -1,0 +1,109 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/rs/zerolog"
+
+	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/client"
+	"github.com/specter-mcp/specter/client/host"
+	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
+)
+
+// hostileServer is a 2026-07-28 MCP server written for one test: page n
+// of its tools/list (n from 1) is what tools says, its
+// subscriptions/listen stream sends each method put on notify, and its
+// other lists are empty. It counts the tools/list requests.
+type hostileServer struct {
+	tools  func(n int32) (names []string, next string)
+	notify chan string
+	lists  atomic.Int32
+}
+
+func (s *hostileServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var m jsonrpc.Message
+	if err := json.NewDecoder(r.Body).Decode(&m); err != nil || m.ID.IsZero() {
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	var result any
+	switch m.Method {
+	case mcp.MethodDiscover:
+		result = map[string]any{
+			"supportedVersions": []string{mcp.Version20260728},
+			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
+			"serverInfo":        map[string]any{"name": "hostile", "version": "1"},
+		}
+	case mcp.MethodSubscriptionsListen:
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.WriteHeader(http.StatusOK)
+		w.(http.Flusher).Flush()
+		for {
+			select {
+			case method := <-s.notify:
+				fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"method\":%q}\n\n", method)
+			case <-r.Context().Done():
+				return
+			}
+		}
+	case mcp.MethodToolsList:
+		names, next := s.tools(s.lists.Add(1))
+		tools := make([]map[string]any, len(names))
+		for i, name := range names {
+			tools[i] = map[string]any{"name": name, "description": "A tool", "inputSchema": map[string]any{"type": "object"}}
+		}
+		result = map[string]any{"tools": tools, "nextCursor": next}
+	default:
+		result = map[string]any{"prompts": []any{}, "resources": []any{}}
+	}
+	b, _ := json.Marshal(result)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(&jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: m.ID, Result: b})
+}
+
+// TestEndlessPagination lists, and mounts, a server whose tools/list
+// always has one more page: the Host's list and Mount fail once the
+// client's page bound (1,000 by default) is passed, and the gateway
+// declares none of the tools, rather than a list that looks whole.
+func TestEndlessPagination(t *testing.T) {
+	srv := &hostileServer{tools: func(n int32) ([]string, string) {
+		if n >= 5000 {
+			return []string{fmt.Sprint("t", n)}, ""
+		}
+		return []string{fmt.Sprint("t", n)}, fmt.Sprint("page-", n+1)
+	}}
+	h, err := host.New(t.Context(), []host.Server{{Name: "endless", Transport: client.InMemory(srv)}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	tools, err := h.Tools(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "more than 1000 pages") {
+		t.Errorf("%d tools, %v: want the page bound", len(tools), err)
+	}
+	gw := specter.NewRouter("gateway", "1.0.0", specter.Logger(zerolog.Nop()))
+	t.Cleanup(func() { _ = gw.Shutdown(context.Background()) })
+	err = h.Mount(t.Context(), gw)
+	if err == nil || !strings.Contains(err.Error(), "more than 1000 pages") {
+		t.Errorf("mount: %v, want the page bound", err)
+	}
+	c, err := client.Connect(t.Context(), client.InMemory(gw.Handler()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	if listed, err := c.ListTools(t.Context(), ""); err != nil || len(listed.Tools) != 0 {
+		t.Errorf("the gateway lists %d tools (%v), want none", len(listed.Tools), err)
+	}
+	if n := srv.lists.Load(); n != 2000 {
+		t.Errorf("%d tools/list requests, want 2000 (two lists of 1000 pages)", n)
+	}
+}
