@@ -17,7 +17,8 @@ import (
 // resources at their own URIs: requests are forwarded to the servers and
 // their results passed back as they are, with the progress of tool calls. When a server's list
 // changes, its declarations on r are replaced, and r tells its own
-// clients. Items r refuses to declare (a tool without a usable input
+// clients; a storm of list_changed costs two refetches per server and
+// kind (the one in flight and one pending), not one each. Items r refuses to declare (a tool without a usable input
 // schema, say) are skipped, and reported in the returned error; the rest
 // are mounted.
 func (h *Host) Mount(ctx context.Context, r *specter.Router) error {
@@ -28,22 +29,7 @@ func (h *Host) Mount(ctx context.Context, r *specter.Router) error {
 			errs = append(errs, g.sync(ctx, name, kind))
 		}
 	}
-	h.mu.Lock()
-	h.watchers = append(h.watchers, func(server, notification string) {
-		// Notifications arrive on a client's reading goroutine, which the
-		// list request needs: sync elsewhere.
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if h.closed {
-			return
-		}
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
-			_ = g.sync(h.ctx, server, notification)
-		}()
-	})
-	h.mu.Unlock()
+	h.watch(func(ctx context.Context, server, notification string) { _ = g.sync(ctx, server, notification) })
 	return errors.Join(errs...)
 }
 

@@ -57,7 +57,7 @@ type Host struct {
 
 	mu       sync.Mutex
 	closed   bool
-	watchers []func(server, notification string) // Mount's
+	watchers []*watcher // Mount's
 }
 
 type member struct {
@@ -66,6 +66,9 @@ type member struct {
 
 	mu    sync.Mutex
 	lists map[string]*cached // by list method
+	// changes counts the list_changed notifications of each list method,
+	// so that a fetch overtaken by one is not cached.
+	changes map[string]int
 }
 
 type cached struct {
@@ -107,7 +110,7 @@ func (h *Host) add(ctx context.Context, s Server) error {
 	case h.members[s.Name] != nil:
 		return fmt.Errorf("host: two servers are named %q", s.Name)
 	}
-	m := &member{name: s.Name, lists: map[string]*cached{}}
+	m := &member{name: s.Name, lists: map[string]*cached{}, changes: map[string]int{}}
 	var o client.Options
 	if s.Options != nil {
 		o = *s.Options
@@ -117,6 +120,7 @@ func (h *Host) add(ctx context.Context, s Server) error {
 		if list, ok := listOf[method]; ok {
 			m.mu.Lock()
 			delete(m.lists, list)
+			m.changes[list]++
 			m.mu.Unlock()
 			h.changed(m.name, method)
 		}
@@ -152,8 +156,65 @@ func (h *Host) changed(server, notification string) {
 	watchers := slices.Clone(h.watchers)
 	h.mu.Unlock()
 	for _, w := range watchers {
-		w(server, notification)
+		h.deliver(w, server, notification)
 	}
+}
+
+// watcher hears a Host's list changes through fn, in a goroutine of its
+// own (notifications arrive on a client's reading goroutine, which fn's
+// list requests need), one call at a time per server and kind: changes
+// that come while a call runs fold into one more call, so that a storm of
+// list_changed costs two refetches, not one each.
+type watcher struct {
+	fn func(ctx context.Context, server, notification string)
+
+	mu    sync.Mutex
+	state map[[2]string]bool // calls running, by server and kind: whether another is pending
+}
+
+// watch adds a watcher calling fn.
+func (h *Host) watch(fn func(ctx context.Context, server, notification string)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.watchers = append(h.watchers, &watcher{fn: fn, state: map[[2]string]bool{}})
+}
+
+// deliver calls w for a change, or marks one pending behind the call
+// running for the same server and kind.
+func (h *Host) deliver(w *watcher, server, notification string) {
+	key := [2]string{server, notification}
+	w.mu.Lock()
+	if _, running := w.state[key]; running {
+		w.state[key] = true
+		w.mu.Unlock()
+		return
+	}
+	w.state[key] = false
+	w.mu.Unlock()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		w.mu.Lock()
+		delete(w.state, key)
+		w.mu.Unlock()
+		return
+	}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	go func() {
+		defer h.wg.Done()
+		for {
+			w.fn(h.ctx, server, notification)
+			w.mu.Lock()
+			if !w.state[key] {
+				delete(w.state, key)
+				w.mu.Unlock()
+				return
+			}
+			w.state[key] = false
+			w.mu.Unlock()
+		}
+	}()
 }
 
 // Close ends the listen streams and closes every client.
@@ -191,6 +252,7 @@ func list[T any](ctx context.Context, h *Host, m *member, method string, fetch f
 		m.mu.Unlock()
 		return e.items.([]T), nil
 	}
+	changes := m.changes[method]
 	m.mu.Unlock()
 	started := time.Now()
 	var items []T
@@ -201,9 +263,11 @@ func list[T any](ctx context.Context, h *Host, m *member, method string, fetch f
 		items = append(items, item)
 	}
 	m.mu.Lock()
-	// A list_changed that came while fetching dropped an older entry or
-	// none; keep this list either way, stamped with when it was asked for.
-	m.lists[method] = &cached{items: items, fetched: started}
+	// A list_changed that came while fetching may not be in this list:
+	// keep it only if none did, stamped with when it was asked for.
+	if m.changes[method] == changes {
+		m.lists[method] = &cached{items: items, fetched: started}
+	}
 	m.mu.Unlock()
 	return items, nil
 }

@@ -107,3 +107,65 @@ func TestEndlessPagination(t *testing.T) {
 		t.Errorf("%d tools/list requests, want 2000 (two lists of 1000 pages)", n)
 	}
 }
+
+// TestListChangedStorm sends a gateway 2,000 tools list_changed
+// notifications while its refetch is held: one tools/list is in flight
+// at a time, the rest fold into one pending refetch, and the gateway ends
+// up with the server's latest tools.
+func TestListChangedStorm(t *testing.T) {
+	const storm = 2000
+	release, served := make(chan struct{}), make(chan struct{}, storm)
+	var inflight, most atomic.Int32
+	srv := &hostileServer{notify: make(chan string), tools: func(n int32) ([]string, string) {
+		if n == 1 {
+			return []string{"a"}, "" // Mount's first list
+		}
+		now := inflight.Add(1)
+		for old := most.Load(); now > old && !most.CompareAndSwap(old, now); old = most.Load() {
+		}
+		<-release
+		inflight.Add(-1)
+		served <- struct{}{}
+		return []string{"a", "b"}, ""
+	}}
+	var heard atomic.Int32
+	delivered := make(chan struct{})
+	h, err := host.New(t.Context(), []host.Server{{Name: "s", Transport: client.InMemory(srv), Options: &client.Options{
+		// Called after the Host's own handling of each notification.
+		OnNotification: func(method string, _ json.RawMessage) {
+			if method == mcp.NotificationToolsChanged && heard.Add(1) == storm {
+				close(delivered)
+			}
+		},
+	}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw := specter.NewRouter("gateway", "1.0.0", specter.Logger(zerolog.Nop()))
+	t.Cleanup(func() { _ = gw.Shutdown(context.Background()) })
+	if err := h.Mount(t.Context(), gw); err != nil {
+		t.Fatal(err)
+	}
+	for range storm {
+		srv.notify <- mcp.NotificationToolsChanged
+	}
+	<-delivered
+	close(release)
+	<-served // the refetch that was in flight
+	<-served // the one pending
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%d notifications: %d tools/list, %d at once at most", storm, srv.lists.Load(), most.Load())
+	if n, m := srv.lists.Load(), most.Load(); n != 3 || m != 1 {
+		t.Errorf("%d tools/list requests, %d at once: want 3 (Mount's, one in flight, one pending) and 1", n, m)
+	}
+	c, err := client.Connect(t.Context(), client.InMemory(gw.Handler()), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	if listed, err := c.ListTools(t.Context(), ""); err != nil || len(listed.Tools) != 2 {
+		t.Errorf("the gateway lists %+v (%v), want s.a and s.b", listed, err)
+	}
+}
