@@ -2,6 +2,14 @@
 
 # The npm harness pinning the official MCP conformance suite and Node 22.
 HARNESS := integration/conformance
+# The npm harness of the MCP Apps browser test: the official ext-apps
+# AppBridge, the TypeScript MCP client and esbuild, which bundles the test
+# host when the test runs.
+APPS_HARNESS := integration/apps
+# The npm harness pinning the real servers the client is tested against
+# (integration/interop): the reference servers, the TypeScript SDKs and
+# node-oidc-provider, on the same Node.
+INTEROP := integration/interop
 
 # The fuzz targets `make fuzz` runs, as package:Target; add new ones here.
 FUZZ := \
@@ -11,21 +19,33 @@ FUZZ := \
 	./stdio:FuzzRead \
 	./mcptest:FuzzEventReader \
 	./params:FuzzValidate \
-	./internal/seal:FuzzOpen \
+	./internal/stateless:FuzzOpen \
 	./internal/uripattern:FuzzMatch \
-	./internal/modern:FuzzDecodeHeader \
-	./internal/modern:FuzzSameNumber \
-	./internal/jsonvalue:FuzzDecode \
-	./internal/envelope:FuzzRead \
-	./handlers:FuzzPlainCallTool \
-	./internal/modern:FuzzPlainParams
+	./internal/stateless:FuzzDecodeHeader \
+	./internal/stateless:FuzzSameNumber \
+	./internal/jsonscan:FuzzDecode \
+	./internal/methods:FuzzRead \
+	./internal/methods:FuzzPlainCallTool \
+	./internal/stateless:FuzzPlainParams
 
 # How long each fuzz target runs.
 FUZZTIME ?= 10s
 
-.PHONY: test bench fuzz compare compare-test
+# staticcheck, pinned: go run fetches it from the module proxy, so nothing
+# is installed by hand.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
-test: $(HARNESS)/node_modules/.package-lock.json
+.PHONY: check test bench fuzz compare compare-test
+
+# The quick checks: vet, staticcheck and the tests in -short mode, without
+# the race detector. .ci/run runs them before make test, so that a lint
+# finding fails CI before the long run.
+check:
+	go vet ./...
+	go run $(STATICCHECK) ./...
+	go test -short -count=1 ./...
+
+test: $(HARNESS)/node_modules/.package-lock.json $(APPS_HARNESS)/node_modules/.package-lock.json $(INTEROP)/node_modules/.package-lock.json
 	go vet ./...
 	go test -race -count=1 -timeout 15m ./...
 	go test -count=1 -run '^TestSessionMemory$$' -v ./integration/
@@ -82,4 +102,12 @@ compare-test:
 # install even if npm left the file's time alone.
 $(HARNESS)/node_modules/.package-lock.json: $(HARNESS)/package-lock.json $(HARNESS)/package.json
 	npm ci --prefix $(HARNESS) --no-audit --no-fund
+	touch $@
+
+$(APPS_HARNESS)/node_modules/.package-lock.json: $(APPS_HARNESS)/package-lock.json $(APPS_HARNESS)/package.json
+	npm ci --prefix $(APPS_HARNESS) --no-audit --no-fund
+	touch $@
+
+$(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json $(INTEROP)/package.json
+	npm ci --prefix $(INTEROP) --no-audit --no-fund
 	touch $@

@@ -3,7 +3,7 @@ package specter
 import (
 	"context"
 
-	"github.com/specter-mcp/specter/internal/catalog"
+	"strings"
 )
 
 // Completer suggests values for a prompt argument or a resource template
@@ -29,5 +29,11 @@ func Values(values ...string) Completer { return fixedValues(values) }
 type fixedValues []string
 
 func (v fixedValues) Complete(_ context.Context, value string, _ map[string]string) ([]string, error) {
-	return catalog.Prefixed(v, value), nil
+	out := make([]string, 0, len(v))
+	for _, s := range v {
+		if len(s) >= len(value) && strings.EqualFold(s[:len(value)], value) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }

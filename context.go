@@ -50,11 +50,34 @@ type Context struct {
 	http    *http.Request
 	grant   *grant
 	shared  bool // grant belongs to the HTTP request; copy before writing
+	hasNext bool // beside shared: two bools share a word
 	req     *Request
 	sess    *session.Session
 	stream  *Stream
+	client  *mcp.ClientCapabilities // the caller's, for connect (SupportsUI)
 	next    string
-	hasNext bool
+}
+
+// sessionParent is a session request's Context as the parent of its
+// context.Context: it ends with the session, not with the HTTP request
+// that carried it (the client may resume the stream), yet it holds the
+// values that middleware put on that request. The session's context
+// answers Value first, so that a context derived from this one is
+// cancelled with the session without a goroutine. It reads only the
+// Context's session and HTTP request, which never change.
+type sessionParent Context
+
+func (p *sessionParent) Deadline() (time.Time, bool) { return p.sess.Context().Deadline() }
+
+func (p *sessionParent) Done() <-chan struct{} { return p.sess.Context().Done() }
+
+func (p *sessionParent) Err() error { return p.sess.Context().Err() }
+
+func (p *sessionParent) Value(key any) any {
+	if v := p.sess.Context().Value(key); v != nil {
+		return v
+	}
+	return p.http.Context().Value(key)
 }
 
 // Deadline implements context.Context.
@@ -67,7 +90,8 @@ func (c *Context) Done() <-chan struct{} { return c.ctx.Done() }
 func (c *Context) Err() error { return c.ctx.Err() }
 
 // Value implements context.Context: values of the HTTP request's context
-// (those Echo and net/http middleware put there) are found here.
+// (those Echo and net/http middleware put there, such as the principal and
+// claims of auth.JWT) are found here, in both eras.
 func (c *Context) Value(key any) any { return c.ctx.Value(key) }
 
 // Echo returns the Echo context of the HTTP request, or nil when the

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/internal/catalog"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/skills"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -47,8 +47,9 @@ type declaration struct {
 	timeLimit    time.Duration // of NoReply's work; 0: none
 	scopes       []string
 	policy       func(*principal.Principal) bool
-	headers      []modern.ParamHeader // params mirrored into Mcp-Param-* headers
-	skill        *skills.Skill        // a skill, declared as its SKILL.md resource
+	headers      []stateless.ParamHeader // params mirrored into Mcp-Param-* headers
+	skill        *skills.Skill           // a skill, declared as its SKILL.md resource
+	ui           *uiSpec                 // MCP Apps options (apps.go)
 
 	fields  []params.Field
 	schema  *params.Schema
@@ -103,6 +104,9 @@ func newDeclaration(k kind, name string, opts []Option) (*declaration, error) {
 // compile checks the declaration and builds its schema and wire forms.
 // schema is non-nil for typed (struct) declarations.
 func (d *declaration) compile(schema *params.Schema) error {
+	if err := d.compileUI(); err != nil {
+		return err
+	}
 	out, err := catalog.Compile(&catalog.Spec{Kind: d.kind, Name: d.name, Title: d.title, Description: d.description,
 		Icons: d.icons, Meta: d.meta, Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
 		RawInput: d.rawInput, OutputSchema: d.outputSchema, Fields: d.fields, Typed: schema,

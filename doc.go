@@ -27,6 +27,15 @@
 // answer input_required and run the handler again with the answer
 // (ErrInputRequired).
 //
+// # Interactive UIs (MCP Apps)
+//
+// Router.UI declares a ui:// HTML page that hosts render in a sandboxed
+// iframe for the tools linked to it with UIResource; Visibility makes a
+// tool the page's alone. Context.SupportsUI tells connect and handlers
+// whether the caller's client renders such pages, so that others get
+// text. Package appview is the page's side: a small script that talks to
+// the host.
+//
 // # Many nodes
 //
 // Sessions, stream buffers and messages between nodes go through a
@@ -36,16 +45,50 @@
 //
 // # Reading the code: a tools/call from bytes in to bytes out
 //
-//   - internal/transport: the POST is read and parsed (package jsonrpc);
-//     the session is found (internal/cluster), or a 2026-07-28 request is
-//     checked (internal/modern); connect runs through host.go.
-//   - exchange.go: dispatch builds the Request, Context and Stream and
-//     answers as handlers.Server over the caller's view of the catalog.
-//   - handlers: the MCP method decodes its params and calls CallTool.
-//   - declare.go: the declaration validates the arguments (package
-//     params) and runs the application's handler.
-//   - internal/shape: the handler's Result becomes a CallToolResult.
-//   - internal/stream: the encoded response leaves as JSON or SSE.
+// In both eras:
+//
+//  1. router.go: Router.Handler is internal/hostguard's Host and Origin
+//     check in front of internal/transport.
+//  2. internal/transport/transport.go: servePost checks the media types,
+//     reads the body (body.go) and parses it once (jsonrpc.Parse), then
+//     tells the eras apart (internal/stateless.Is).
+//
+// In a session (2025-03-26 … 2025-11-25):
+//
+//  3. transport.go: sessionFor finds the session the Mcp-Session-Id names
+//     (internal/session: Cluster.Lookup and Admit, on the backplane) and
+//     runs connect through host.go (host.Connect); methods.Compact drops
+//     the params members no method reads, and the session opens the
+//     request's response stream (internal/stream).
+//
+// On the stateless 2026-07-28 wire:
+//
+//  3. internal/transport/stateless.go: serveStateless refuses ambiguous
+//     params (methods.CheckParams), checks _meta against the headers that
+//     mirror it (internal/stateless.Read), runs connect through host.go,
+//     and checks the Mcp-Param headers against the arguments.
+//
+// In both eras again:
+//
+//  4. host.go hands the message to exchange.go: Router.dispatch builds the
+//     Request (request.go, whose name, arguments and _meta
+//     methods.ReadEnvelope reads), the Context and the Stream, opens a
+//     2026-07-28 requestState (internal/stateless), and finds the method in
+//     the method table (internal/methods: Find, which checks the params'
+//     keys in strict.go).
+//  5. internal/methods/methods.go: callTool reads the name and arguments
+//     and calls the exchange's CallTool (exchange.go), which finds the
+//     declaration in the catalog snapshot the caller may see (connect's
+//     grant, internal/access) and runs it.
+//  6. declare.go: the declaration validates the arguments (package params)
+//     and runs the application's middleware and handler (exchange.invoke),
+//     a panic becoming an error (internal/guard).
+//  7. exchange.go: finish shapes the Result into a CallToolResult
+//     (internal/methods/shape.go), to which, on 2026-07-28, decorate adds
+//     resultType, the caching hint and serverInfo; respond encodes the
+//     response (package jsonrpc) onto the request's stream
+//     (internal/stream), which writes it as JSON, or as SSE once the
+//     work has streamed progress.
 //
 // # Authorization
 //

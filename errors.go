@@ -5,31 +5,22 @@ import (
 	"net/http"
 
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
-
-// HTTPError ends an MCP request with an HTTP status before it is
-// dispatched. Connect returns one to refuse a caller; see Unauthorized and
-// Forbidden.
-type HTTPError struct {
-	Status  int
-	Message string
-	// Scope, when set, is named in the WWW-Authenticate challenge as the
-	// scope the client should ask for.
-	Scope string
-}
-
-func (e *HTTPError) Error() string { return e.Message }
 
 // Unauthorized refuses a caller that did not prove who it is: HTTP 401
 // with a WWW-Authenticate: Bearer challenge (pointing at the protected
 // resource metadata when the router has ResourceMetadata set).
 func Unauthorized(message string) error {
-	return &HTTPError{Status: http.StatusUnauthorized, Message: message}
+	return &mcp.HTTPError{Status: http.StatusUnauthorized, Message: message}
 }
 
 // Forbidden refuses a known caller: HTTP 403.
+//
+// Both return an *mcp.HTTPError; connect may return one of its own for
+// another status, or to name the scope a step-up should ask for.
 func Forbidden(message string) error {
-	return &HTTPError{Status: http.StatusForbidden, Message: message}
+	return &mcp.HTTPError{Status: http.StatusForbidden, Message: message}
 }
 
 // ToolError is an error a tool reports to the model rather than to the

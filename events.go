@@ -1,15 +1,12 @@
 package specter
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/session"
-	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // OnEvent sets what a session does with an application event: Publish,
@@ -64,47 +61,4 @@ func (r *Router) unsubscribed(s *session.Session, uri string) {
 	if r.onUnsub != nil {
 		r.onUnsub(&Session{s: s}, uri)
 	}
-}
-
-// TimeLimit bounds how long the work of a NoReply may run: past d its
-// Stream's context ends and the client is told at once (a tool with an
-// error result, a prompt or resource with a JSON-RPC error). Default: none.
-func TimeLimit(d time.Duration) DeclOption {
-	return declOption(func(decl *declaration) { decl.timeLimit = d })
-}
-
-// limit applies d's TimeLimit to the work of res.
-func (d *declaration) limit(res Result) Result {
-	if work := res.work; res.kind == resultNoReply && d.timeLimit > 0 {
-		res.work = func(s *Stream) Result {
-			if out, ok := guard.Within(s.ctx, d.timeLimit, func(ctx context.Context) Result {
-				ls := *s
-				ls.ctx = ctx
-				return safely(func() Result { return work(&ls) })
-			}); ok {
-				return out
-			}
-			msg := fmt.Sprintf("%s %q did not finish within its time limit of %v and was stopped", d.kind, d.name, d.timeLimit)
-			if d.kind == kindTool {
-				return Error(NewToolError(msg))
-			}
-			return Error(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Request timed out: %s", msg))
-		}
-	}
-	return res
-}
-
-// OnDisconnect runs when a client's connection ends while the work of
-// its request (a NoReply) still runs. In a session the work goes on, for
-// the client may resume; on the 2026-07-28 wire it is cancelled.
-func OnDisconnect(f func(c *Context)) RouterOption {
-	return routerOption(func(r *Router) { r.onDrop = f })
-}
-
-// watchDrop runs OnDisconnect if c's connection ends before stop.
-func (r *Router) watchDrop(c *Context) (stop func() bool) {
-	if r.onDrop == nil || c.http == nil {
-		return func() bool { return true }
-	}
-	return context.AfterFunc(c.http.Context(), func() { _ = guard.Run(func() { r.onDrop(c) }) })
 }

@@ -41,15 +41,15 @@ func ExampleContext_Elicit() {
 	legacy.OnRequest = func(string, json.RawMessage) (any, *jsonrpc.Error) { return answer, nil }
 	_, _ = legacy.Initialize(ctx, "2025-11-25")
 	res, _, _ := legacy.CallTool(ctx, "greet", nil)
-	fmt.Println("2025-11-25:", res.Content[0].Text)
+	fmt.Println("2025-11-25:", res.Content[0].(*mcp.TextContent).Text)
 
 	// A 2026-07-28 client gets input_required, then retries with the answer.
-	modern := mcptest.NewModernClient(srv.URL)
-	modern.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
-	ask, _, _ := modern.CallTool(ctx, "greet", nil)
+	stateless := mcptest.NewStatelessClient(srv.URL)
+	stateless.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
+	ask, _, _ := stateless.CallTool(ctx, "greet", nil)
 	fmt.Println("2026-07-28:", ask.ResultType, ask.InputRequests["who"].Method)
-	done, _, _ := modern.CallTool(ctx, "greet", nil, mcptest.Retry(ask.RequestState, map[string]any{"who": answer}))
-	fmt.Println("2026-07-28:", done.Content[0].Text)
+	done, _, _ := stateless.CallTool(ctx, "greet", nil, mcptest.Retry(ask.RequestState, map[string]any{"who": answer}))
+	fmt.Println("2026-07-28:", done.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// 2025-11-25: Hello, Ada!
 	// 2026-07-28: input_required elicitation/create

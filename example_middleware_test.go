@@ -9,6 +9,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 )
 
 // Middleware wraps every call: here an audit log around the router, and
@@ -42,7 +43,7 @@ func ExampleRouter_Use() {
 	fmt.Println(err)
 	c.Header.Set("X-Role", "admin")
 	res, _, _ := c.CallTool(context.Background(), "restart", nil)
-	fmt.Println(res.Content[0].Text)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// audit: tool restart
 	// jsonrpc: Forbidden: restart is for admins (-32003)
@@ -70,6 +71,6 @@ func ExampleResult_Then() {
 	c, stop := serve(r)
 	defer stop()
 	res, _, _ := c.CallTool(context.Background(), "report", nil)
-	fmt.Println(res.Content[0].Text)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: all green (checked)
 }

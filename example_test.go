@@ -35,9 +35,9 @@ func ExampleRouter_Tool() {
 	c, stop := serve(r)
 	defer stop()
 	res, _, _ := c.CallTool(context.Background(), "greet", map[string]any{"name": "Ada"})
-	fmt.Println(res.Content[0].Text)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	res, _, _ = c.CallTool(context.Background(), "greet", map[string]any{})
-	fmt.Println(res.IsError, res.Content[0].Text)
+	fmt.Println(res.IsError, res.Content[0].(*mcp.TextContent).Text)
 	// Output:
 	// Hello, Ada!
 	// true invalid arguments: "name" is required

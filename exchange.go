@@ -5,16 +5,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"strings"
 	"time"
 
-	"github.com/specter-mcp/specter/handlers"
+	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/guard"
-	"github.com/specter-mcp/specter/internal/modern"
-	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/probe"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/internal/session"
-	"github.com/specter-mcp/specter/internal/shape"
+	"github.com/specter-mcp/specter/internal/skills"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -24,7 +27,7 @@ import (
 )
 
 // exchange is one JSON-RPC request as the method handlers see the router:
-// it implements handlers.Server over the catalog snapshot taken when the
+// it implements methods.Server over the catalog snapshot taken when the
 // request arrived, filtered by what connect allowed.
 type exchange struct {
 	r      *Router
@@ -38,9 +41,9 @@ type exchange struct {
 	hid    bool               // scopes or a policy hid an item from this caller
 }
 
-func (x *exchange) modern() bool { return x.c.req.modern != nil }
+func (x *exchange) stateless() bool { return x.c.req.stateless != nil }
 
-var _ handlers.Server = (*exchange)(nil)
+var _ methods.Server = (*exchange)(nil)
 
 // inflight is one request's Context, Stream and exchange: they live and
 // die together, so they are one allocation. (With the Request too it
@@ -53,8 +56,10 @@ type inflight struct {
 
 // dispatch answers one request on ob: in a session, or, with call set,
 // statelessly on the 2026-07-28 wire.
-func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
+func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *stateless.Call) {
 	req := newRequest(m, sess, call)
+	in := &inflight{}
+	in.c = Context{r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
 	var (
 		ctx    context.Context
 		cancel context.CancelFunc
@@ -62,37 +67,36 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 	if sess != nil {
 		// A dropped connection is no cancellation in a session: the
 		// client may resume the stream.
-		ctx, cancel = context.WithCancel(sess.Context())
+		ctx, cancel = context.WithCancel((*sessionParent)(&in.c))
 	} else {
 		// On the 2026-07-28 wire closing the stream cancels the request.
 		ctx, cancel = context.WithCancel(conn.http.Context())
 	}
 	ctx, end := probe.Start(r.cfg.probe, ctx, observe.Op{Method: m.Method, Name: req.Name, ID: m.ID, Version: req.Version,
 		Stateless: call != nil, SessionID: req.SessionID, Header: conn.http.Header, Meta: req.Meta})
-	in := &inflight{}
-	in.c = Context{ctx: ctx, r: r, echo: conn.echo, http: conn.http, grant: conn.grant, shared: true, req: req, sess: sess, stream: &in.s}
+	in.c.ctx = ctx
 	in.s = Stream{ctx: ctx, ob: ob, sess: sess, req: req, timeout: r.cfg.stateTTL}
 	in.x = exchange{r: r, cat: r.catalog.Load(), c: &in.c, sess: sess, ob: ob, start: time.Now(), end: end}
 	x := &in.x
 	if sess == nil {
 		x.cancel = cancel
 		if err := call.Open(r.sealer, x.binding); err != nil {
-			x.respond(handlers.Failed(err), false)
+			x.respond(methods.Failed(err), false)
 			return
 		}
 	} else if !sess.Begin(m.ID, cancel) {
 		cancel()
-		x.respond(handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
+		x.respond(methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
-	f, e := handlers.Find(m.Method, m.Params, sess != nil)
+	f, e := methods.Find(m.Method, m.Params, sess != nil)
 	if e != nil {
-		x.respond(handlers.Failed(e), true)
+		x.respond(methods.Failed(e), true)
 		return
 	}
-	var reply handlers.Outcome
+	var reply methods.Outcome
 	if err := guard.Run(func() { reply = f(x, m.Params) }); err != nil {
-		reply = handlers.Failed(x.internal(err))
+		reply = methods.Failed(x.internal(err))
 	}
 	if !reply.Pending {
 		x.respond(reply, true)
@@ -100,7 +104,7 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 }
 
 // respond encodes the reply as the request's response and ends the request.
-func (x *exchange) respond(reply handlers.Outcome, registered bool) {
+func (x *exchange) respond(reply methods.Outcome, registered bool) {
 	req := x.c.req
 	var data []byte
 	code := 0
@@ -116,9 +120,9 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 		// cancellation), but the stream still ends.
 		x.ob.Send(nil, true)
 		code = jsonrpc.CodeRequestCancelled
-	case x.modern():
+	case x.stateless():
 		if code != 0 {
-			x.ob.SetStatus(modern.Status(code))
+			x.ob.SetStatus(stateless.Status(code))
 		}
 		x.ob.Send(data, true)
 		x.cancel()
@@ -132,24 +136,24 @@ func (x *exchange) respond(reply handlers.Outcome, registered bool) {
 		}
 		x.end(e)
 	}
-	msglog.Note(x.c.http.Context(), msglog.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
+	reqctx.Note(x.c.http.Context(), reqctx.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.grant.principal, Code: code, Duration: time.Since(x.start)})
 }
 
 // outcome encodes a reply: its result as JSON (with what the 2026-07-28
 // wire adds), or the JSON-RPC error a client may see.
-func (x *exchange) outcome(reply handlers.Outcome) (json.RawMessage, *jsonrpc.Error) {
+func (x *exchange) outcome(reply methods.Outcome) (json.RawMessage, *jsonrpc.Error) {
 	if reply.Err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(reply.Err, &je) {
 			je = x.internal(reply.Err)
 		}
-		if x.modern() {
-			je = modern.Error(je)
+		if x.stateless() {
+			je = stateless.Error(je)
 		}
 		return nil, je
 	}
-	if x.modern() {
+	if x.stateless() {
 		x.decorate(reply.Result)
 	}
 	body, err := json.Marshal(reply.Result)
@@ -192,7 +196,7 @@ func (x *exchange) invoke(d *declaration) Result {
 }
 
 // run invokes d and shapes its result, starting NoReply's work.
-func (x *exchange) run(d *declaration) handlers.Outcome {
+func (x *exchange) run(d *declaration) methods.Outcome {
 	res := x.invoke(d)
 	if d.tasks != TaskNone && x.tasksDeclared() && (res.kind == resultNoReply || x.sess != nil) {
 		return x.startTask(d, res) // in a session, a task-augmented call always answers with a task
@@ -211,11 +215,11 @@ func (x *exchange) run(d *declaration) handlers.Outcome {
 		}
 		x.respond(x.finish(d, res), true)
 	}()
-	return handlers.Outcome{Pending: true}
+	return methods.Outcome{Pending: true}
 }
 
 // finish turns a handler's Result into the method's reply.
-func (x *exchange) finish(d *declaration, res Result) handlers.Outcome {
+func (x *exchange) finish(d *declaration, res Result) methods.Outcome {
 	if res.kind == resultError {
 		return x.failure(d, res.err)
 	}
@@ -225,22 +229,22 @@ func (x *exchange) finish(d *declaration, res Result) handlers.Outcome {
 	)
 	switch d.kind {
 	case kindTool:
-		v, err = shape.Tool(res.value, mcp.HasStructuredContent(x.c.req.Version))
+		v, err = methods.ToolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
 	case kindPrompt:
-		v, err = shape.Prompt(res.value, d.description)
+		v, err = methods.PromptResult(res.value, d.description)
 	default:
-		v, err = shape.Resource(res.value, x.c.req.Name, d.mimeType)
+		v, err = methods.ResourceResult(res.value, x.c.req.Name, d.mimeType)
 	}
 	if err != nil {
-		return handlers.Failed(x.internal(err))
+		return methods.Failed(x.internal(err))
 	}
-	return handlers.Answer(v)
+	return methods.Answer(v)
 }
 
 // failure maps a handler error: model-facing errors become tool results,
 // invalid prompt arguments -32602, explicit JSON-RPC errors pass, and the
 // rest become a generic internal error.
-func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
+func (x *exchange) failure(d *declaration, err error) methods.Outcome {
 	var (
 		te *ToolError
 		ve *params.ValidationError
@@ -248,26 +252,26 @@ func (x *exchange) failure(d *declaration, err error) handlers.Outcome {
 		ce *CapabilityError
 	)
 	switch {
-	case x.modern() && errors.Is(err, ErrInputRequired):
+	case x.stateless() && errors.Is(err, ErrInputRequired):
 		return x.inputRequired(d)
 	case errors.As(err, &je):
-		return handlers.Failed(je)
+		return methods.Failed(je)
 	case errors.As(err, &ce):
-		return handlers.Failed(modern.MissingCapability(ce.Capability, ce.Error()))
+		return methods.Failed(stateless.MissingCapability(ce.Capability, ce.Error()))
 	case x.c.ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)):
 		// Work that stopped because its request ended is no failure to report.
-		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
+		return methods.Failed(jsonrpc.Errorf(jsonrpc.CodeRequestCancelled, "Request cancelled"))
 	case d.kind == kindTool && errors.Is(err, ErrInputTimeout):
 		// The model can decide to ask again, or to go on without.
-		return handlers.Answer(shape.ToolError(err.Error()))
+		return methods.Answer(methods.ToolError(err.Error()))
 	case d.kind == kindTool && errors.As(err, &te):
-		return handlers.Answer(shape.ToolError(te.Message))
+		return methods.Answer(methods.ToolError(te.Message))
 	case d.kind == kindTool && errors.As(err, &ve):
-		return handlers.Answer(shape.ToolError(ve.Error()))
+		return methods.Answer(methods.ToolError(ve.Error()))
 	case errors.As(err, &ve):
-		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
+		return methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", ve.Error()).WithData(map[string]any{"fields": ve.Fields}))
 	}
-	return handlers.Failed(x.internal(err))
+	return methods.Failed(x.internal(err))
 }
 
 func (x *exchange) PageSize() int { return x.r.cfg.pageSize }
@@ -282,9 +286,9 @@ func (x *exchange) SetLogLevel(l mcp.LoggingLevel) {
 }
 
 func (x *exchange) Discover() *mcp.DiscoverResult {
-	caps := handlers.Capabilities()
-	caps.Extensions = modern.Extensions(hasTaskTools(x.cat), len(x.cat.Skills) > 0)
-	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Modern, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
+	caps := methods.Capabilities()
+	caps.Extensions = x.r.extensions(x.cat, true)
+	return &mcp.DiscoverResult{SupportedVersions: x.r.cfg.versions.Stateless, Capabilities: caps, Instructions: x.r.instructionsFor(x.c.grant)}
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
@@ -292,16 +296,16 @@ func (x *exchange) Tools() []*mcp.Tool {
 		func(d *declaration) *mcp.Tool { return d.tool })
 }
 
-func (x *exchange) CallTool(name string, args json.RawMessage) handlers.Outcome {
+func (x *exchange) CallTool(name string, args json.RawMessage) methods.Outcome {
 	d := x.cat.ByTool[name]
 	if d == nil || !x.c.grant.allowsTool(name) {
-		return handlers.Failed(unknownTool(name))
+		return methods.Failed(unknownTool(name))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
-		return handlers.Failed(x.refuseUse(d, missing))
+		return methods.Failed(x.refuseUse(d, missing))
 	}
-	if e := task.Refusal(d.name, taskSupports[d.tasks], x.modern(), x.tasksDeclared()); e != nil {
-		return handlers.Failed(e)
+	if e := task.Refusal(d.name, taskSupports[d.tasks], x.stateless(), x.tasksDeclared()); e != nil {
+		return methods.Failed(e)
 	}
 	return x.run(d)
 }
@@ -315,13 +319,13 @@ func (x *exchange) Prompts() []*mcp.Prompt {
 		func(d *declaration) *mcp.Prompt { return d.prompt })
 }
 
-func (x *exchange) GetPrompt(name string, _ map[string]string) handlers.Outcome {
+func (x *exchange) GetPrompt(name string, _ map[string]string) methods.Outcome {
 	d := x.cat.ByPrompt[name]
 	if d == nil || !x.c.grant.allowsPrompt(name) {
-		return handlers.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
+		return methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unknown prompt: %s", name))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
-		return handlers.Failed(x.refuseUse(d, missing))
+		return methods.Failed(x.refuseUse(d, missing))
 	}
 	return x.run(d) // validates req.Arguments, which handlers found to be strings
 }
@@ -331,9 +335,9 @@ func (x *exchange) Resources() []*mcp.Resource {
 		func(d *declaration) *mcp.Resource { return d.resource })
 }
 
-func (x *exchange) ResourceSources() []handlers.ResourceSource {
+func (x *exchange) ResourceSources() []methods.ResourceSource {
 	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && x.seesFamily(d) },
-		func(d *declaration) handlers.ResourceSource {
+		func(d *declaration) methods.ResourceSource {
 			return func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) }
 		})
 }
@@ -369,13 +373,13 @@ func (x *exchange) seesFamily(d *declaration) bool {
 	return x.c.grant.allowsResource(d, "") && x.visible(d)
 }
 
-func (x *exchange) ReadResource(uri string) handlers.Outcome {
+func (x *exchange) ReadResource(uri string) methods.Outcome {
 	d, _ := x.cat.ResourceFor(uri)
 	if d == nil || !x.c.grant.allowsResource(d, uri) {
-		return handlers.Failed(ResourceNotFound(uri))
+		return methods.Failed(ResourceNotFound(uri))
 	}
 	if ok, missing := x.c.grant.permits(d); !ok {
-		return handlers.Failed(x.refuseUse(d, missing))
+		return methods.Failed(x.refuseUse(d, missing))
 	}
 	return x.run(d)
 }
@@ -467,3 +471,141 @@ func (g *grant) allowsPrompt(name string) bool { return g.prompts.Permits(name) 
 func (g *grant) allowsResource(d *declaration, uri string) bool {
 	return g.resources.Permits(d.name, d.pattern.Template(), uri)
 }
+
+// binding is what a requestState of this request belongs to.
+func (x *exchange) binding() stateless.Binding {
+	return stateless.Bind(x.c.grant.principal, x.c.req.Method, x.c.req.Name, x.c.req.Arguments)
+}
+
+// inputRequired is the input_required result of a run that asked.
+func (x *exchange) inputRequired(d *declaration) methods.Outcome {
+	res, err := x.c.req.stateless.InputRequired(x.r.sealer, x.binding())
+	if err != nil {
+		return methods.Failed(x.internal(fmt.Errorf("%s %q: %w", d.kind, d.name, err)))
+	}
+	return methods.Answer(res)
+}
+
+// work runs NoReply's work on s, as an Op of its own for the probe.
+func (x *exchange) work(work func(*Stream) Result, s *Stream) Result {
+	ws := *s
+	ctx, end := probe.Work(s.ctx)
+	ws.ctx = ctx
+	res := safely(func() Result { return work(&ws) })
+	end(probe.Err(res.err))
+	return res
+}
+
+func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
+	x.ob.SetStatus(http.StatusForbidden)
+	msg := "Forbidden: you may not use this " + d.kind.String()
+	if len(missing) > 0 {
+		x.ob.SetHeader("WWW-Authenticate", bearer.Refusal(x.c.http, http.StatusForbidden, strings.Join(missing, " "), x.r.cfg.resourceMeta))
+		msg += "; it needs the scope " + strings.Join(missing, " ")
+	}
+	return jsonrpc.Errorf(CodeForbidden, "%s", msg)
+}
+
+// Skills and SkillAt serve the methods of the skills extension, which
+// exist only while at least one skill is declared.
+func (x *exchange) Skills() ([]*mcp.Skill, error) {
+	if len(x.cat.Skills) == 0 {
+		return nil, x.noSkills()
+	}
+	return catalog.Visible(x.cat.Skills, x.seesFamily, func(d *declaration) *mcp.Skill { return &d.skill.Entry }), nil
+}
+
+func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
+	if len(x.cat.Skills) == 0 {
+		return nil, x.noSkills()
+	}
+	d, ok := x.cat.SkillFor(uri)
+	if !ok || !x.seesFamily(d) {
+		return nil, nil
+	}
+	return d.skill, nil
+}
+
+func (x *exchange) noSkills() *jsonrpc.Error {
+	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (this server declares no skills)", x.c.req.Method)
+}
+
+// decorate adds what the 2026-07-28 revision puts on results, with the
+// caching hint of the router or of the resource read.
+func (x *exchange) decorate(result any) {
+	base := stateless.Decorate(result, x.r.info, x.c.req.Method)
+	if base == nil {
+		return
+	}
+	hint := x.r.cfg.cache
+	if m := x.c.req.Method; m == mcp.MethodResourcesRead || m == mcp.MethodSkillsGet {
+		if d, _ := x.cat.ResourceFor(x.c.req.Name); d != nil && d.cache != nil {
+			hint = *d.cache
+		}
+	}
+	// What this caller sees depends on who it is.
+	stateless.Cache(base, hint.ttl, hint.visibility, x.c.grant.filtered() || x.c.grant.principal != "" || x.hid)
+}
+
+// tasksDeclared reports whether this request asks for a task.
+func (x *exchange) tasksDeclared() bool {
+	if !x.stateless() {
+		return x.c.req.task != nil && x.c.req.Version >= mcp.Version20251125
+	}
+	_, ok := x.c.req.ClientCapabilities.Extensions[mcp.ExtensionTasks]
+	return ok
+}
+
+// owner is who may see the tasks this request creates: its principal on
+// the 2026-07-28 wire, its session in the session era.
+func (x *exchange) owner() string {
+	if x.sess != nil {
+		return "s:" + x.sess.ID()
+	}
+	return "p:" + x.c.grant.principal
+}
+
+// startTask runs a tool's work as a task and answers with the task; a
+// session's tasks end with it.
+func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
+	base, sess := context.WithoutCancel(x.c.ctx), x.sess
+	var notify func([]byte)
+	if sess != nil {
+		// A session's task ends with the session, not with its request.
+		base, notify = (*sessionParent)(x.c), sess.Notify
+	}
+	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
+		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
+			tx, c := *x, *x.c
+			tx.c, c.ctx = &c, ctx
+			c.stream = &Stream{ctx: ctx, ob: x.ob, req: x.c.req, task: t}
+			if sess != nil {
+				c.stream.ob, c.stream.sess, c.stream.timeout = sess.GetStream(), sess, x.r.cfg.stateTTL
+			}
+			if res.kind == resultNoReply {
+				res = x.work(res.work, c.stream)
+			}
+			return tx.outcome(tx.finish(d, res))
+		})
+	if err != nil {
+		return methods.Failed(x.internal(err))
+	}
+	return methods.Answer(created.Reply(sess != nil))
+}
+
+// Task answers tasks/get, tasks/result and tasks/cancel in a session;
+// tasks/result waits for the task to end.
+func (x *exchange) Task(method, id string) methods.Outcome {
+	answer := func() methods.Outcome {
+		body, err := x.r.tasks.Answer(x.c.ctx, method, id, x.owner())
+		return methods.Outcome{Result: body, Err: err}
+	}
+	if method != mcp.MethodTasksResult {
+		return answer()
+	}
+	go func() { x.respond(answer(), true) }()
+	return methods.Outcome{Pending: true}
+}
+
+// Tasks lists the tasks of the session (tasks/list).
+func (x *exchange) Tasks() ([]*mcp.SessionTask, error) { return x.r.tasks.Wires(x.owner()) }

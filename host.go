@@ -8,12 +8,12 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
-	"github.com/specter-mcp/specter/handlers"
 	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/internal/guard"
-	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/internal/transport"
@@ -36,7 +36,7 @@ func (host) Principal(c *Context) string { return c.grant.principal }
 
 func (host) Grant(c *Context) any { return c.grant }
 
-func (h host) Dispatch(c *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call) {
+func (h host) Dispatch(c *Context, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *stateless.Call) {
 	h.r.dispatch(c, sess, ob, m, call)
 }
 
@@ -46,7 +46,7 @@ func (h host) Refuse(conn *Context, sess *session.Session, ob *stream.Stream, m 
 	c := *conn
 	c.req, c.sess = newRequest(m, sess, nil), sess
 	x := &exchange{r: h.r, c: &c, sess: sess, ob: ob, start: time.Now()}
-	x.respond(handlers.Failed(e), false)
+	x.respond(methods.Failed(e), false)
 }
 
 // StartSession runs OnSessionStart; an error ends the session.
@@ -59,10 +59,12 @@ func (h host) StartSession(c *Context, s *session.Session) (*mcp.InitializeResul
 			return nil, err
 		}
 	}
-	caps := handlers.Capabilities()
-	if s.Version() >= mcp.Version20251125 && hasTaskTools(r.catalog.Load()) {
+	caps := methods.Capabilities()
+	cat := r.catalog.Load()
+	if s.Version() >= mcp.Version20251125 && hasTaskTools(cat) {
 		caps.Tasks = task.Capability
 	}
+	caps.Extensions = r.extensions(cat, false)
 	return &mcp.InitializeResult{ProtocolVersion: s.Version(), Capabilities: caps, ServerInfo: r.info, Instructions: r.instructionsFor(c.grant)}, nil
 }
 
@@ -74,10 +76,10 @@ func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args js
 	if d == nil || len(d.headers) == 0 || !c.grant.allowsTool(tool) {
 		return nil
 	}
-	return modern.CheckParams(hd, d.headers, args)
+	return stateless.CheckParams(hd, d.headers, args)
 }
 
-func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *modern.Call, p *modern.Params) {
+func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *stateless.Call, p *stateless.Params) {
 	x := &exchange{r: h.r, c: &Context{grant: c.grant, req: newRequest(m, nil, call)}}
 	h.r.tasks.ServeHTTP(w, m, p, x.owner(), x.tasksDeclared(), x.decorate)
 }
@@ -94,14 +96,14 @@ func (host) Holder(c *Context) string {
 }
 
 // Connect runs the connect function; on refusal it writes the answer.
-func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (c *Context, ok bool) {
+func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, client *mcp.ClientCapabilities) (c *Context, ok bool) {
 	r := h.r
 	ec, _ := req.Context().Value(echoKey{}).(echo.Context)
 	// The grant is its own allocation: sessions and listeners keep it long
 	// after the request, and must not keep the request with it. A caller
 	// nobody named shares the empty grant until connect writes to it, so
 	// an open router keeps nothing per session.
-	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &noGrant, shared: true}
+	c = &Context{ctx: req.Context(), r: r, echo: ec, http: req, grant: &noGrant, shared: true, client: client}
 	if p, ok := principal.FromContext(req.Context()); ok {
 		// Authentication middleware ran before: its caller is the
 		// principal unless connect says otherwise.
@@ -118,7 +120,7 @@ func (h host) Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (
 }
 
 func (r *Router) refuse(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, err error) {
-	var he *HTTPError
+	var he *mcp.HTTPError
 	if !errors.As(err, &he) {
 		r.report(req.Context(), fmt.Errorf("connect: %w", err), nil)
 		refusal.Write(w, id, refusal.Internal)

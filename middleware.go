@@ -1,7 +1,6 @@
 package specter
 
 import (
-	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -27,16 +26,6 @@ type Declaration struct {
 	Meta        mcp.Meta
 	Scopes      []string
 	Tasks       TaskSupport
-}
-
-// work runs NoReply's work on s, as an Op of its own for the probe.
-func (x *exchange) work(work func(*Stream) Result, s *Stream) Result {
-	ws := *s
-	ctx, end := probe.Work(s.ctx)
-	ws.ctx = ctx
-	res := safely(func() Result { return work(&ws) })
-	end(probe.Err(res.err))
-	return res
 }
 
 // Use adds middleware around every call. Chains are composed when a

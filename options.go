@@ -1,10 +1,14 @@
 package specter
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/option"
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -150,4 +154,32 @@ func Cache(ttl time.Duration, visibility string) SharedOption {
 		decl:   func(d *declaration) { d.cache = &h },
 		router: func(r *Router) { r.cfg.cache = h },
 	}
+}
+
+// TimeLimit bounds how long the work of a NoReply may run: past d its
+// Stream's context ends and the client is told at once (a tool with an
+// error result, a prompt or resource with a JSON-RPC error). Default: none.
+func TimeLimit(d time.Duration) DeclOption {
+	return declOption(func(decl *declaration) { decl.timeLimit = d })
+}
+
+// limit applies d's TimeLimit to the work of res.
+func (d *declaration) limit(res Result) Result {
+	if work := res.work; res.kind == resultNoReply && d.timeLimit > 0 {
+		res.work = func(s *Stream) Result {
+			if out, ok := guard.Within(s.ctx, d.timeLimit, func(ctx context.Context) Result {
+				ls := *s
+				ls.ctx = ctx
+				return safely(func() Result { return work(&ls) })
+			}); ok {
+				return out
+			}
+			msg := fmt.Sprintf("%s %q did not finish within its time limit of %v and was stopped", d.kind, d.name, d.timeLimit)
+			if d.kind == kindTool {
+				return Error(NewToolError(msg))
+			}
+			return Error(jsonrpc.Errorf(jsonrpc.CodeInternalError, "Request timed out: %s", msg))
+		}
+	}
+	return res
 }

@@ -1,11 +1,7 @@
 package specter
 
 import (
-	"net/http"
-	"strings"
-
 	"github.com/specter-mcp/specter/internal/access"
-	"github.com/specter-mcp/specter/internal/bearer"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/principal"
 )
@@ -35,16 +31,6 @@ func (g *grant) permits(d *declaration) (ok bool, missing []string) {
 // CodeForbidden is the JSON-RPC error code of a request refused for want
 // of scopes or by a policy (from the implementation-defined range).
 const CodeForbidden = jsonrpc.CodeForbidden
-
-func (x *exchange) refuseUse(d *declaration, missing []string) *jsonrpc.Error {
-	x.ob.SetStatus(http.StatusForbidden)
-	msg := "Forbidden: you may not use this " + d.kind.String()
-	if len(missing) > 0 {
-		x.ob.SetHeader("WWW-Authenticate", bearer.Refusal(x.c.http, http.StatusForbidden, strings.Join(missing, " "), x.r.cfg.resourceMeta))
-		msg += "; it needs the scope " + strings.Join(missing, " ")
-	}
-	return jsonrpc.Errorf(CodeForbidden, "%s", msg)
-}
 
 // SetCaller sets the caller connect authenticated, with its scopes, when
 // no authentication middleware put one in the request context. It also

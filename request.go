@@ -3,9 +3,9 @@ package specter
 import (
 	"encoding/json"
 
-	"github.com/specter-mcp/specter/internal/envelope"
-	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -30,21 +30,21 @@ type Request struct {
 	ClientInfo         mcp.Implementation
 	ClientCapabilities mcp.ClientCapabilities
 
-	cursor string
-	modern *modern.Call    // 2026-07-28 requests only
-	task   json.RawMessage // the task member of a task-augmented request in a session
+	cursor    string
+	stateless *stateless.Call // 2026-07-28 requests only
+	task      json.RawMessage // the task member of a task-augmented request in a session
 }
 
-// Modern reports whether the request was made on the stateless 2026-07-28
+// Stateless reports whether the request was made on the stateless 2026-07-28
 // wire rather than in a session.
-func (r *Request) Modern() bool { return r.modern != nil }
+func (r *Request) Stateless() bool { return r.stateless != nil }
 
 // logLevel is the least severe level sent to the client for this request,
 // and whether logging is on at all.
 func (r *Request) logLevel(s *session.Session) (mcp.LoggingLevel, bool) {
-	if r.modern != nil {
+	if r.stateless != nil {
 		// 2026-07-28: a request without a log level gets no log messages.
-		return r.modern.Meta.LogLevel, r.modern.Meta.LogLevel != ""
+		return r.stateless.Meta.LogLevel, r.stateless.Meta.LogLevel != ""
 	}
 	if s == nil {
 		return "", false
@@ -57,18 +57,18 @@ func (r *Request) Cursor() string { return r.cursor }
 
 // newRequest reads a request from the message and what its session or
 // its 2026-07-28 _meta tell.
-func newRequest(m *jsonrpc.Message, s *session.Session, call *modern.Call) *Request {
-	r := &Request{ID: m.ID, Method: m.Method, modern: call}
+func newRequest(m *jsonrpc.Message, s *session.Session, call *stateless.Call) *Request {
+	r := &Request{ID: m.ID, Method: m.Method, stateless: call}
 	switch {
 	case s != nil:
 		r.Version, r.SessionID, r.ClientInfo, r.ClientCapabilities = s.Version(), s.ID(), s.Client(), s.Capabilities()
 	case call != nil:
 		r.Version, r.ClientInfo, r.ClientCapabilities = call.Client()
 	}
-	env := envelope.Read(m.Params, call == nil)
+	env := methods.ReadEnvelope(m.Params, call == nil)
 	r.Name, r.cursor, r.Arguments, r.Meta, r.ProgressToken, r.task = env.Name, env.Cursor, env.Arguments, env.Meta, env.ProgressToken, env.Task
 	if call != nil && env.Meta != nil {
-		r.ProgressToken = envelope.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
+		r.ProgressToken = methods.Token(call.Meta.ProgressToken) // the 2026-07-28 _meta is parsed already
 	}
 	return r
 }

@@ -3,7 +3,7 @@ package specter
 import (
 	"errors"
 
-	"github.com/specter-mcp/specter/internal/shape"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/mcp"
 )
 
@@ -84,9 +84,9 @@ func (r Result) Then(f func(Result) Result) Result {
 
 // UserMessage returns a prompt message from the user; content is a string
 // or an mcp.Content.
-func UserMessage(content any) mcp.PromptMessage { return shape.Message(mcp.RoleUser, content) }
+func UserMessage(content any) mcp.PromptMessage { return methods.PromptMessage(mcp.RoleUser, content) }
 
 // AssistantMessage returns a prompt message from the assistant.
 func AssistantMessage(content any) mcp.PromptMessage {
-	return shape.Message(mcp.RoleAssistant, content)
+	return methods.PromptMessage(mcp.RoleAssistant, content)
 }

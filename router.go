@@ -13,12 +13,9 @@ import (
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
-	"github.com/specter-mcp/specter/internal/cluster"
-	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/hostguard"
-	"github.com/specter-mcp/specter/internal/once"
-	"github.com/specter-mcp/specter/internal/seal"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/internal/task"
 	"github.com/specter-mcp/specter/internal/transport"
@@ -40,12 +37,12 @@ type Router struct {
 	mu       sync.Mutex // serializes declaration changes
 	catalog  atomic.Pointer[catalog.Catalog[*declaration]]
 	sessions *session.Table
-	cluster  *cluster.Sessions
+	cluster  *session.Cluster
 	streams  *stream.Node
 	closing  atomic.Bool
 	work     sync.WaitGroup // Async work in flight
 	handler  http.Handler
-	sealer   *seal.Sealer
+	sealer   *stateless.Sealer
 	t        *transport.Transport[*Context] // serves HTTP; holds the listen streams
 	tasks    *task.Table                    // tasks of both wires, shared through the backplane
 
@@ -59,10 +56,11 @@ type Router struct {
 	onUnsub     func(*Session, string)
 	onDrop      func(*Context)
 
-	warned once.Keys // connect named these undeclared items; warned once
+	warned warnedKeys // connect named these undeclared items; warned once
 	mw     []Middleware
 
-	caps transport.Caps // what each caller holds here (caps.go)
+	quotas transport.Quotas           // what each caller holds here (quotas.go)
+	ext    map[string]json.RawMessage // extensions declared with Extension (extensions.go)
 }
 
 type config struct {
@@ -273,14 +271,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		},
 		log: zerolog.New(os.Stderr).With().Timestamp().Logger().Level(zerolog.InfoLevel),
 	}
-	r.caps = transport.DefaultCaps()
+	r.quotas = transport.DefaultQuotas()
 	r.catalog.Store(catalog.New[*declaration]())
 	for _, o := range opts {
 		if o != nil {
 			o.applyRouter(r)
 		}
 	}
-	r.sealer = seal.MustNew(r.cfg.stateKey, r.cfg.stateTTL)
+	r.sealer = stateless.MustNewSealer(r.cfg.stateKey, r.cfg.stateTTL)
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}
@@ -289,16 +287,16 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
 		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
-	r.cluster = cluster.New(cluster.Config{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
+	r.cluster = session.NewCluster(session.ClusterConfig{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
 		Unsubscribed: r.unsubscribed, Ended: func(s *session.Session, reason string) {
 			if r.onTerminate != nil {
 				r.onTerminate(reason, &Session{s: s})
 			}
 		}})
 	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log})
-	r.stopSub = cluster.Subscribe(r.bp, r.onMessage, r.log)
+	r.stopSub = session.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
-		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Caps: r.caps, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
+		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Quotas: r.quotas, Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})
 	r.handler = r.t
 	if !r.cfg.noGuard {
@@ -339,18 +337,6 @@ func (r *Router) Mount(g *echo.Group, middleware ...echo.MiddlewareFunc) {
 }
 
 type echoKey struct{}
-
-// Shutdown stops accepting new sessions, waits for Async work to finish
-// (or ctx to end), then ends every session.
-func (r *Router) Shutdown(ctx context.Context) error {
-	r.closing.Store(true)
-	err := guard.Wait(ctx, &r.work)
-	r.cluster.Shutdown(EndShutdown)
-	r.stopSub()
-	r.t.Listeners.Stop()
-	r.tasks.Stop()
-	return err
-}
 
 // Listeners returns the number of open subscriptions/listen streams.
 func (r *Router) Listeners() int { return r.t.Listeners.Len() }

@@ -6,16 +6,10 @@ import (
 	"io/fs"
 	"reflect"
 
-	"github.com/specter-mcp/specter/internal/catalog"
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/internal/uripattern"
-	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
-
-// SkillsExtension is the identifier of the MCP skills extension (SEP-2640).
-const SkillsExtension = modern.SkillsExtension
 
 // Skill declares a skill (the skills extension, SEP-2640): fsys is the
 // skill's directory, with a SKILL.md whose YAML frontmatter names and
@@ -88,28 +82,4 @@ func (d *declaration) skillOptions(opts []Option) error {
 		return errors.New("only Scopes, Policy, Cache, Title, Icons and Meta apply to a skill; its name, description and MIME type come from SKILL.md")
 	}
 	return nil
-}
-
-// Skills and SkillAt serve the methods of the skills extension, which
-// exist only while at least one skill is declared.
-func (x *exchange) Skills() ([]*mcp.Skill, error) {
-	if len(x.cat.Skills) == 0 {
-		return nil, x.noSkills()
-	}
-	return catalog.Visible(x.cat.Skills, x.seesFamily, func(d *declaration) *mcp.Skill { return &d.skill.Entry }), nil
-}
-
-func (x *exchange) SkillAt(uri string) (*skills.Skill, error) {
-	if len(x.cat.Skills) == 0 {
-		return nil, x.noSkills()
-	}
-	d, ok := x.cat.SkillFor(uri)
-	if !ok || !x.seesFamily(d) {
-		return nil, nil
-	}
-	return d.skill, nil
-}
-
-func (x *exchange) noSkills() *jsonrpc.Error {
-	return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: %s (this server declares no skills)", x.c.req.Method)
 }

@@ -41,7 +41,8 @@ func (s *Stream) Done() <-chan struct{} { return s.ctx.Done() }
 // Err implements context.Context.
 func (s *Stream) Err() error { return s.ctx.Err() }
 
-// Value implements context.Context.
+// Value implements context.Context: as Context.Value, the values of the
+// HTTP request that carried the MCP request.
 func (s *Stream) Value(key any) any { return s.ctx.Value(key) }
 
 func (s *Stream) asker() *Stream { return s }
@@ -137,7 +138,7 @@ func (s *Stream) ElicitURL(message, url, elicitationID string, opts ...InputOpti
 	if !s.req.ClientCapabilities.Elicitation.SupportsURL() {
 		return "", &CapabilityError{Capability: "elicitation.url", Method: mcp.MethodElicit}
 	}
-	if s.req.modern != nil {
+	if s.req.stateless != nil {
 		// 2026-07-28 dropped elicitationId: the retry itself says the
 		// interaction finished.
 		elicitationID = ""
@@ -184,7 +185,7 @@ func (e *ClientError) Error() string {
 // On the 2026-07-28 wire it takes the answer from the retried request, or
 // records the question and returns ErrInputRequired.
 func (s *Stream) call(method string, params, result any, valid func() bool, opts []InputOption) error {
-	if m := s.req.modern; m != nil {
+	if m := s.req.stateless; m != nil {
 		key := m.Key(method, inputKey(opts))
 		if s.task != nil {
 			return s.task.Ask(s.ctx, key, method, params, result, valid)

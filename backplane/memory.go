@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -13,17 +14,48 @@ import (
 
 // Memory is the in-process backplane: everything lives in this process's
 // memory, and messages go to this process only.
+//
+// Every session-era request touches its session's record, so the sessions
+// are spread over shards with a lock each: requests of different sessions
+// do not wait for one another, however many cores serve them.
 type Memory struct {
+	seed   maphash.Seed
+	shards [memShards]memShard
+
+	claimMu sync.Mutex
+	claims  map[string]time.Time
+	sweepAt int // claims count at which expired claims are swept
+
+	taskMu sync.Mutex
+	tasks  map[string]*Task
+	owned  map[string]map[string]struct{} // task ids by owner
+	taskAt int                            // tasks count at which expired tasks are swept
+
+	subMu   sync.Mutex
+	subs    map[int]func(*Message)
+	nextSub int
+
+	now func() time.Time
+}
+
+// memShards is the number of session shards: enough that the cores of a
+// large machine rarely meet on one.
+const memShards = 64
+
+// memShard holds the sessions whose id hashes to it, padded to a cache
+// line of its own so that shards in use on different cores do not share
+// one.
+type memShard struct {
 	mu       sync.Mutex
 	sessions map[string]*memSession
-	claims   map[string]time.Time
-	subs     map[int]func(*Message)
-	nextSub  int
-	sweepAt  int // claims count at which expired claims are swept
-	tasks    map[string]*Task
-	owned    map[string]map[string]struct{} // task ids by owner
-	taskAt   int                            // tasks count at which expired tasks are swept
-	now      func() time.Time
+	_        [64 - 16]byte
+}
+
+// shard returns the shard of session id, locked; the caller unlocks it.
+func (m *Memory) shard(id string) *memShard {
+	sh := &m.shards[maphash.String(m.seed, id)%memShards]
+	sh.mu.Lock()
+	return sh
 }
 
 type memSession struct {
@@ -41,17 +73,22 @@ type memStream struct {
 
 // NewMemory returns an empty in-memory backplane.
 func NewMemory() *Memory {
-	return &Memory{sessions: map[string]*memSession{}, claims: map[string]time.Time{}, tasks: map[string]*Task{},
+	m := &Memory{seed: maphash.MakeSeed(), claims: map[string]time.Time{}, tasks: map[string]*Task{},
 		owned: map[string]map[string]struct{}{}, subs: map[int]func(*Message){}, now: time.Now}
+	for i := range m.shards {
+		m.shards[i].sessions = map[string]*memSession{}
+	}
+	return m
 }
 
-func (m *Memory) live(id string) *memSession {
-	ms := m.sessions[id]
+// live returns the unexpired session id of sh, which is locked.
+func (m *Memory) live(sh *memShard, id string) *memSession {
+	ms := sh.sessions[id]
 	if ms == nil {
 		return nil
 	}
 	if !ms.expires.IsZero() && m.now().After(ms.expires) {
-		m.forget(id)
+		sh.forget(id)
 		return nil
 	}
 	return ms
@@ -59,10 +96,10 @@ func (m *Memory) live(id string) *memSession {
 
 // forget deletes a session. Maps keep their peak size, so an emptied one
 // is replaced to give the memory back.
-func (m *Memory) forget(id string) {
-	delete(m.sessions, id)
-	if len(m.sessions) == 0 {
-		m.sessions = map[string]*memSession{}
+func (sh *memShard) forget(id string) {
+	delete(sh.sessions, id)
+	if len(sh.sessions) == 0 {
+		sh.sessions = map[string]*memSession{}
 	}
 }
 
@@ -75,11 +112,12 @@ func expiry(now time.Time, ttl time.Duration) time.Time {
 
 // CreateSession implements Backplane.
 func (m *Memory) CreateSession(_ context.Context, s *Session, ttl time.Duration) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
 	c := *s
 	c.Data = copyData(s.Data)
-	m.sessions[s.ID] = &memSession{s: c, expires: expiry(m.now(), ttl)}
+	ms := &memSession{s: c, expires: expiry(m.now(), ttl)}
+	sh := m.shard(s.ID)
+	defer sh.mu.Unlock()
+	sh.sessions[s.ID] = ms
 	return nil
 }
 
@@ -96,9 +134,9 @@ func copyData(d map[string]json.RawMessage) map[string]json.RawMessage {
 
 // LoadSession implements Backplane.
 func (m *Memory) LoadSession(_ context.Context, id string) (*Session, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms := m.live(id)
+	sh := m.shard(id)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, id)
 	if ms == nil {
 		return nil, ErrNotFound
 	}
@@ -116,9 +154,9 @@ func (ms *memSession) copy() *Session {
 
 // TouchSession implements Backplane.
 func (m *Memory) TouchSession(_ context.Context, id string, ttl time.Duration) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms := m.live(id)
+	sh := m.shard(id)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, id)
 	if ms == nil {
 		return ErrNotFound
 	}
@@ -128,9 +166,9 @@ func (m *Memory) TouchSession(_ context.Context, id string, ttl time.Duration) e
 
 // SetField implements Backplane.
 func (m *Memory) SetField(_ context.Context, id, field string, value json.RawMessage) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms := m.live(id)
+	sh := m.shard(id)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, id)
 	if ms == nil {
 		return ErrNotFound
 	}
@@ -158,18 +196,18 @@ func applyField(s *Session, field string, value json.RawMessage) error {
 
 // DeleteSession implements Backplane.
 func (m *Memory) DeleteSession(_ context.Context, id string) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	_, ok := m.sessions[id]
-	m.forget(id)
+	sh := m.shard(id)
+	defer sh.mu.Unlock()
+	_, ok := sh.sessions[id]
+	sh.forget(id)
 	return ok, nil
 }
 
 // Append implements Backplane.
 func (m *Memory) Append(_ context.Context, session, stream string, ev Event, limit int) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms := m.live(session)
+	sh := m.shard(session)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, session)
 	if ms == nil {
 		return ErrNotFound
 	}
@@ -195,9 +233,9 @@ func (m *Memory) Append(_ context.Context, session, stream string, ev Event, lim
 
 // Events implements Backplane.
 func (m *Memory) Events(_ context.Context, session, stream string, after uint64) ([]Event, bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms := m.live(session)
+	sh := m.shard(session)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, session)
 	if ms == nil {
 		return nil, false, ErrNotFound
 	}
@@ -216,9 +254,9 @@ func (m *Memory) Events(_ context.Context, session, stream string, after uint64)
 
 // DropStream implements Backplane.
 func (m *Memory) DropStream(_ context.Context, session, stream string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if ms := m.live(session); ms != nil {
+	sh := m.shard(session)
+	defer sh.mu.Unlock()
+	if ms := m.live(sh, session); ms != nil {
 		delete(ms.streams, stream)
 	}
 	return nil
@@ -226,8 +264,8 @@ func (m *Memory) DropStream(_ context.Context, session, stream string) error {
 
 // Claim implements Backplane.
 func (m *Memory) Claim(_ context.Context, key string, ttl time.Duration) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.claimMu.Lock()
+	defer m.claimMu.Unlock()
 	now := m.now()
 	if exp, ok := m.claims[key]; ok && now.Before(exp) {
 		return false, nil
@@ -248,19 +286,19 @@ func (m *Memory) Claim(_ context.Context, key string, ttl time.Duration) (bool, 
 
 // Release implements Backplane.
 func (m *Memory) Release(_ context.Context, key string) error {
-	m.mu.Lock()
+	m.claimMu.Lock()
 	delete(m.claims, key)
 	if len(m.claims) == 0 {
 		m.claims = map[string]time.Time{}
 	}
-	m.mu.Unlock()
+	m.claimMu.Unlock()
 	return nil
 }
 
 // PutTask implements Backplane.
 func (m *Memory) PutTask(_ context.Context, t *Task) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.taskMu.Lock()
+	defer m.taskMu.Unlock()
 	now := m.now()
 	if old := m.tasks[t.ID]; old != nil && old.Final && now.Before(old.Expires) {
 		return false, nil
@@ -294,8 +332,8 @@ func (m *Memory) dropTask(id string) {
 
 // LoadTask implements Backplane.
 func (m *Memory) LoadTask(_ context.Context, id string) (*Task, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.taskMu.Lock()
+	defer m.taskMu.Unlock()
 	t := m.tasks[id]
 	if t == nil || !m.now().Before(t.Expires) {
 		m.dropTask(id)
@@ -307,8 +345,8 @@ func (m *Memory) LoadTask(_ context.Context, id string) (*Task, error) {
 
 // ListTasks implements Backplane.
 func (m *Memory) ListTasks(_ context.Context, owner string) ([]*Task, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.taskMu.Lock()
+	defer m.taskMu.Unlock()
 	now := m.now()
 	out := make([]*Task, 0, len(m.owned[owner]))
 	for id := range m.owned[owner] {
@@ -323,9 +361,9 @@ func (m *Memory) ListTasks(_ context.Context, owner string) ([]*Task, error) {
 
 // Admit implements Backplane.
 func (m *Memory) Admit(_ context.Context, id string, ttl time.Duration, claims, release []string) (*Session, []bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	ms := m.live(id)
+	sh := m.shard(id)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, id)
 	if ms == nil {
 		return nil, nil, ErrNotFound
 	}
@@ -348,12 +386,12 @@ func (m *Memory) Admit(_ context.Context, id string, ttl time.Duration, claims, 
 
 // Publish implements Backplane: subscribers of this process get m at once.
 func (m *Memory) Publish(_ context.Context, msg *Message) error {
-	m.mu.Lock()
+	m.subMu.Lock()
 	handlers := make([]func(*Message), 0, len(m.subs))
 	for _, h := range m.subs {
 		handlers = append(handlers, h)
 	}
-	m.mu.Unlock()
+	m.subMu.Unlock()
 	for _, h := range handlers {
 		h(msg)
 	}
@@ -362,15 +400,15 @@ func (m *Memory) Publish(_ context.Context, msg *Message) error {
 
 // Subscribe implements Backplane.
 func (m *Memory) Subscribe(handle func(*Message)) (func(), error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.subMu.Lock()
+	defer m.subMu.Unlock()
 	id := m.nextSub
 	m.nextSub++
 	m.subs[id] = handle
 	return func() {
-		m.mu.Lock()
+		m.subMu.Lock()
 		delete(m.subs, id)
-		m.mu.Unlock()
+		m.subMu.Unlock()
 	}, nil
 }
 

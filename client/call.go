@@ -22,6 +22,8 @@ type callOptions struct {
 	progress func(mcp.ProgressParams)
 	meta     map[string]any
 	keepTask bool
+	asTask   bool // the caller asks for a task where the tool allows one
+	task     bool // the request is made a task (CallTool decides)
 }
 
 // WithProgress asks the server for progress notifications on this
@@ -36,6 +38,14 @@ func WithProgress(fn func(mcp.ProgressParams)) CallOption {
 // CancelTask.
 func KeepTask() CallOption {
 	return func(o *callOptions) { o.keepTask = true }
+}
+
+// AsTask asks CallTool to run a tool whose execution.taskSupport is
+// "optional" as a task, and follow the task to its end: for work that
+// may outlast a connection. Tools that require a task get one without
+// it; tools that allow none are called plainly.
+func AsTask() CallOption {
+	return func(o *callOptions) { o.asTask = true }
 }
 
 // WithMeta adds entries to the request's _meta.
@@ -79,6 +89,14 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 			return fmt.Errorf("mcp client: %s _meta: %w", method, err)
 		}
 	}
+	if o != nil && o.task {
+		if c.Stateless() {
+			// A task is asked for by declaring the tasks extension.
+			meta[mcp.MetaClientCapabilities] = c.capabilities(true)
+		} else {
+			p["task"] = json.RawMessage("{}")
+		}
+	}
 	if o != nil {
 		maps.Copy(meta, o.meta)
 		if o.progress != nil {
@@ -101,7 +119,7 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 			return err
 		}
 		var ir mcp.ResultBase
-		if c.Modern() && json.Unmarshal(raw, &ir) == nil && ir.ResultType == mcp.ResultInputRequired {
+		if c.Stateless() && json.Unmarshal(raw, &ir) == nil && ir.ResultType == mcp.ResultInputRequired {
 			if round >= c.opts.MaxInputRounds {
 				return fmt.Errorf("mcp client: %s: still input_required after %d rounds", method, round)
 			}
@@ -121,8 +139,15 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 			}
 			continue
 		}
-		if c.Modern() && c.opts.Tasks && ir.ResultType == mcp.ResultTask && !isTaskMethod(method) && (o == nil || !o.keepTask) {
+		follow := o == nil || !o.keepTask
+		switch {
+		case !follow:
+		case c.Stateless() && (c.opts.Tasks || o != nil && o.task) && ir.ResultType == mcp.ResultTask && !isTaskMethod(method):
 			if raw, err = c.awaitTask(ctx, method, raw); err != nil {
+				return err
+			}
+		case !c.Stateless() && o != nil && o.task:
+			if raw, err = c.awaitSessionTask(ctx, method, raw); err != nil {
 				return err
 			}
 		}
@@ -138,22 +163,32 @@ func (c *Client) call(ctx context.Context, method string, params, result any, o 
 
 // roundTrip sends one request with a fresh id and returns its result. A
 // 2026-07-28 request refused for its protocol version is sent again, once,
-// with a version from the server's list.
+// with a version from the server's list; a session-era request refused
+// because the server ended the session is sent again, once, in a new one.
+// A request the caller gives up on is cancelled at the server: by
+// closing its stream on 2026-07-28 Streamable HTTP, with
+// notifications/cancelled everywhere else.
 func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json.RawMessage, meta map[string]any) (json.RawMessage, error) {
+	renewed := false
 	for attempt := 0; ; attempt++ {
-		modern := c.Modern()
+		stateless := c.Stateless()
 		version := c.Version()
 		m := maps.Clone(meta)
-		if modern {
+		if stateless {
 			m[mcp.MetaProtocolVersion] = version
 			m[mcp.MetaClientInfo] = c.opts.Info
-			m[mcp.MetaClientCapabilities] = c.Capabilities()
+			if _, ok := m[mcp.MetaClientCapabilities]; !ok {
+				// A task's own requests declare the extension that made
+				// it, whether the client declares it for everything or
+				// not.
+				m[mcp.MetaClientCapabilities] = c.capabilities(c.opts.Tasks || isTaskMethod(method))
+			}
 			if c.opts.LogLevel != "" {
 				m[mcp.MetaLogLevel] = c.opts.LogLevel
 			}
 		}
 		body := maps.Clone(p)
-		if len(m) > 0 || modern {
+		if len(m) > 0 || stateless {
 			b, err := json.Marshal(m)
 			if err != nil {
 				return nil, fmt.Errorf("mcp client: %s _meta: %w", method, err)
@@ -169,21 +204,33 @@ func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json
 			msg:    &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params},
 			header: c.header(method, body),
 		}
+		session := c.session.Load()
 		resp, err := c.conn.call(ctx, out)
-		if err != nil {
-			if ctx.Err() != nil && !modern && method != mcp.MethodInitialize {
+		if err != nil && ctx.Err() != nil {
+			if method != mcp.MethodInitialize && (!stateless || !closesToCancel(c.conn)) {
 				c.cancelled(id, ctx.Err())
 			}
 			return nil, fmt.Errorf("mcp client: %s: %w", method, err)
 		}
-		if resp.Error != nil {
-			if modern && attempt == 0 && resp.Error.Code == jsonrpc.CodeUnsupportedVersion {
-				if v := c.retryVersion(supportedOf(resp.Error)); v != "" {
+		if err == nil && resp.Error != nil {
+			err = resp.Error
+		}
+		if err != nil {
+			var rpcErr *jsonrpc.Error
+			if stateless && attempt == 0 && errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeUnsupportedVersion {
+				if v := c.retryVersion(supportedOf(rpcErr)); v != "" {
 					c.setVersion(v)
 					continue
 				}
 			}
-			return nil, fmt.Errorf("mcp client: %s: %w", method, resp.Error)
+			if !stateless && !renewed && method != mcp.MethodInitialize && sessionEnded(err) {
+				renewed = true
+				if rerr := c.renew(ctx, session); rerr != nil {
+					return nil, fmt.Errorf("mcp client: %s: %w; starting a new session: %w", method, err, rerr)
+				}
+				continue
+			}
+			return nil, fmt.Errorf("mcp client: %s: %w", method, err)
 		}
 		return resp.Result, nil
 	}
@@ -202,9 +249,9 @@ func (c *Client) retryVersion(supported []string) string {
 	return ""
 }
 
-// cancelled tells a session-era server that the client gave up on id, in
-// the background: the caller whose context ended returns at once, even
-// to a server that has stopped reading.
+// cancelled tells the server that the client gave up on id, in the
+// background: the caller whose context ended returns at once, even to a
+// server that has stopped reading.
 func (c *Client) cancelled(id jsonrpc.ID, why error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -238,28 +285,10 @@ func (c *Client) notify(ctx context.Context, method string, params any) error {
 // header returns the HTTP headers of a message: the protocol version
 // once known, and in 2026-07-28 Mcp-Method, Mcp-Name and Mcp-Param-*.
 func (c *Client) header(method string, params map[string]json.RawMessage) http.Header {
-	h := http.Header{}
-	if method == mcp.MethodInitialize {
-		return h
-	}
-	h.Set("MCP-Protocol-Version", c.Version())
-	if !c.Modern() {
-		return h
-	}
-	h.Set("Mcp-Method", method)
-	var name string
-	switch method {
-	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+	h := messageHeader(c.Version(), method, params)
+	if method == mcp.MethodToolsCall && c.Stateless() {
+		var name string
 		_ = json.Unmarshal(params["name"], &name)
-	case mcp.MethodResourcesRead:
-		_ = json.Unmarshal(params["uri"], &name)
-	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
-		_ = json.Unmarshal(params["taskId"], &name)
-	}
-	if name != "" {
-		h.Set("Mcp-Name", encodeHeaderValue(name))
-	}
-	if method == mcp.MethodToolsCall {
 		c.mu.Lock()
 		ph := c.headers[name]
 		c.mu.Unlock()

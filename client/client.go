@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -39,7 +40,9 @@ type Options struct {
 	// Without it, a URL-mode request is answered with an error (-32602)
 	// and never reaches Elicitation.
 	ElicitURL bool
-	// Roots answers roots/list; setting it declares the roots capability.
+	// Roots answers roots/list; setting it declares the roots capability
+	// (with listChanged in the session era). When the roots change, call
+	// RootsChanged.
 	Roots func(ctx context.Context) ([]mcp.Root, error)
 
 	// OnLog receives the server's log messages (notifications/message).
@@ -52,24 +55,44 @@ type Options struct {
 	// the session's GET stream, where such notifications arrive.
 	OnNotification func(method string, params json.RawMessage)
 
-	// Tasks declares the tasks extension (SEP-2663) in 2026-07-28
-	// requests. A request the server makes a task of is then followed to
-	// its end: tasks/get at the server's poll interval (100 ms at the
-	// least), input requests answered by the handlers above through
-	// tasks/update (MaxInputRounds times at most), tasks/cancel when the
-	// caller's context ends or the rounds run out. GetTask, UpdateTask and CancelTask
-	// drive tasks by hand.
+	// Tasks declares tasks. In 2026-07-28 requests it declares the tasks
+	// extension (SEP-2663): a request the server makes a task of is then
+	// followed to its end (tasks/get at the server's poll interval, 100 ms
+	// at the least; input requests answered by the handlers above through
+	// tasks/update, MaxInputRounds times at most; tasks/cancel when the
+	// caller's context ends or the rounds run out). In a session of
+	// 2025-11-25 it declares that the client runs the server's sampling
+	// and elicitation requests as tasks when the server asks: the answer
+	// is a task at once, which the server polls (tasks/get, tasks/result,
+	// tasks/list, tasks/cancel). A tool whose execution.taskSupport is
+	// "required" runs as a task either way (see CallTool). GetTask,
+	// UpdateTask and CancelTask drive tasks by hand.
 	Tasks bool
+	// UI declares the MCP Apps extension (io.modelcontextprotocol/ui) with
+	// the MIME type text/html;profile=mcp-app: this client renders the UI
+	// resources tools link to (ToolApp reads one).
+	UI bool
+	// Extensions declares further extensions, by identifier, with their
+	// settings (JSON objects; {} for none).
+	Extensions map[string]json.RawMessage
+
+	// JSONText has CallToolInto read the text content of a result that
+	// carries no structuredContent as its structured content, when that
+	// text is JSON: for servers that answer JSON as text.
+	JSONText bool
 
 	// MaxServerRequests bounds the server's requests (sampling,
 	// elicitation, roots, ping) the client answers at once; default 16.
 	// As many more are refused with -32000, and any beyond those dropped.
+	// It bounds, apart, the sampling and elicitation tasks run at once for
+	// a session-era server (Tasks): a request for one more is refused
+	// with -32000.
 	MaxServerRequests int
 
-	// MaxPages bounds the pages that Tools, Prompts and Resources (and
-	// so a Host's lists) follow; default 1,000. MaxListItems bounds the
-	// items they gather; default 100,000. A longer list is an error,
-	// never a shorter list.
+	// MaxPages bounds the pages that Tools, Prompts, Resources and
+	// ResourceTemplates (and so a Host's lists) follow; default 1,000.
+	// MaxListItems bounds the items they gather; default 100,000. A
+	// longer list is an error, never a shorter list.
 	MaxPages, MaxListItems int
 
 	// MaxInputRounds bounds the input_required rounds of one request,
@@ -91,9 +114,16 @@ type Client struct {
 	ctx    context.Context // the client's lifetime; ends at Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
-	// Slots for answering and refusing the server's requests.
-	handling, refusing chan struct{}
-	pause              func(ctx context.Context, d time.Duration) error // between task polls; nil waits
+	// Slots for answering and refusing the server's requests, and for
+	// running the tasks it asks for.
+	handling, refusing, tasking chan struct{}
+	pause                       func(ctx context.Context, d time.Duration) error // between task polls; nil waits
+
+	// session counts the sessions started (session era), so that one
+	// request renews a session the server ended, not each request that
+	// finds it gone.
+	session atomic.Uint64
+	renewMu sync.Mutex
 
 	mu           sync.Mutex
 	version      string
@@ -102,6 +132,8 @@ type Client struct {
 	instructions string
 	headers      map[string]paramHeaders // per tool, from the last tools/list
 	outputs      map[string]*outputSchema
+	taskSupport  map[string]string      // per tool, from the last tools/list
+	running      map[string]*serverTask // tasks run for the server, by id
 	progress     map[string]func(mcp.ProgressParams)
 	closed       bool
 }
@@ -109,7 +141,7 @@ type Client struct {
 // Connect opens the transport and agrees on a protocol revision with the
 // server. Close the client when done.
 func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
-	c := &Client{headers: map[string]paramHeaders{}, progress: map[string]func(mcp.ProgressParams){}}
+	c := &Client{headers: map[string]paramHeaders{}, progress: map[string]func(mcp.ProgressParams){}, taskSupport: map[string]string{}, running: map[string]*serverTask{}}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -130,21 +162,22 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	}
 	c.handling = make(chan struct{}, c.opts.MaxServerRequests)
 	c.refusing = make(chan struct{}, c.opts.MaxServerRequests)
+	c.tasking = make(chan struct{}, c.opts.MaxServerRequests)
 	if v := c.opts.Version; v != "" && v != mcp.Version20260728 && !mcp.IsSessionVersion(v) {
 		return nil, fmt.Errorf("mcp client: unknown protocol version %q", v)
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	conn, err := t.open(ctx, c.receive)
+	conn, err := openConn(ctx, t, c.receive)
 	if err != nil {
 		c.cancel()
-		return nil, err
+		return nil, fmt.Errorf("mcp client: %w", err)
 	}
 	c.conn = conn
 	if err := c.negotiate(ctx); err != nil {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
-	if !c.Modern() {
+	if !c.Stateless() {
 		if c.opts.LogLevel != "" {
 			if err := c.SetLogLevel(ctx, c.opts.LogLevel); err != nil {
 				c.warn(err, "logging/setLevel failed")
@@ -194,8 +227,8 @@ func (c *Client) Version() string {
 	return c.version
 }
 
-// Modern reports whether the client speaks the stateless 2026-07-28 wire.
-func (c *Client) Modern() bool { return !mcp.IsSessionVersion(c.Version()) }
+// Stateless reports whether the client speaks the stateless 2026-07-28 wire.
+func (c *Client) Stateless() bool { return !mcp.IsSessionVersion(c.Version()) }
 
 // ServerInfo is the server's name and version, when it gave them.
 func (c *Client) ServerInfo() mcp.Implementation {
@@ -219,10 +252,15 @@ func (c *Client) Instructions() string {
 }
 
 // Capabilities is what the client declares, from the handlers set.
-func (c *Client) Capabilities() mcp.ClientCapabilities {
+func (c *Client) Capabilities() mcp.ClientCapabilities { return c.capabilities(c.opts.Tasks) }
+
+// capabilities is what the client declares, with tasks or without.
+func (c *Client) capabilities(tasks bool) mcp.ClientCapabilities {
 	var caps mcp.ClientCapabilities
 	if c.opts.Roots != nil {
-		caps.Roots = &mcp.RootsCapability{}
+		// 2026-07-28 asks for roots within each request: nothing to
+		// announce.
+		caps.Roots = &mcp.RootsCapability{ListChanged: !c.Stateless()}
 	}
 	if c.opts.Sampling != nil {
 		caps.Sampling = &mcp.SamplingCapability{}
@@ -233,8 +271,21 @@ func (c *Client) Capabilities() mcp.ClientCapabilities {
 			caps.Elicitation.URL = &struct{}{}
 		}
 	}
-	if c.opts.Tasks {
-		caps.Extensions = map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage("{}")}
+	if c.opts.UI || len(c.opts.Extensions) > 0 || (tasks && c.Stateless()) {
+		caps.Extensions = maps.Clone(c.opts.Extensions)
+		if caps.Extensions == nil {
+			caps.Extensions = map[string]json.RawMessage{}
+		}
+	}
+	if tasks {
+		if c.Stateless() {
+			caps.Extensions[mcp.ExtensionTasks] = json.RawMessage("{}")
+		} else {
+			caps.Tasks = c.sessionTasks()
+		}
+	}
+	if c.opts.UI {
+		caps.Extensions[mcp.ExtensionUI] = uiCapability
 	}
 	return caps
 }

@@ -59,8 +59,7 @@ func handlers(opts *client.Options) *client.Options {
 		return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 	}
 	opts.Sampling = func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-		content, _ := json.Marshal(mcp.Text("Paris"))
-		return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: content, Model: "test-model"}, nil
+		return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContent{mcp.Text("Paris")}, Model: "test-model"}, nil
 	}
 	opts.Roots = func(context.Context) ([]mcp.Root, error) {
 		return []mcp.Root{{URI: "file:///work", Name: "work"}}, nil

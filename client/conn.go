@@ -7,10 +7,32 @@ import (
 	"github.com/specter-mcp/specter/jsonrpc"
 )
 
-// A Transport carries a client's messages to one server. HTTPTransport
-// (Streamable HTTP, also used in memory by InMemory) and CommandTransport
-// (stdio) are the transports.
+// A Transport connects a client to one server. HTTPTransport (Streamable
+// HTTP, also in process with InMemory) and CommandTransport (stdio) are
+// the built-in ones; any other type with a Connect method is one too: a
+// transport of your own (a socket, a WebSocket, a pipe to an embedded
+// server) returns a Conn, which StreamConn makes of any byte stream.
 type Transport interface {
+	Connect(ctx context.Context) (Conn, error)
+}
+
+// A Conn carries JSON-RPC messages to and from one server, in order. The
+// client sends with Write, from any goroutine, and reads from one
+// goroutine; it matches responses to requests itself.
+type Conn interface {
+	// Read returns the server's next message. Once the connection has
+	// ended it returns an error (io.EOF for a clean end), and so it does,
+	// promptly, after Close.
+	Read(ctx context.Context) (*jsonrpc.Message, error)
+	// Write sends a message to the server.
+	Write(ctx context.Context, m *jsonrpc.Message) error
+	// Close ends the connection.
+	Close() error
+}
+
+// opener is a built-in transport, which the client drives through conn
+// rather than Conn: Streamable HTTP needs headers and streams per message.
+type opener interface {
 	open(ctx context.Context, in inbound) (conn, error)
 }
 
@@ -39,4 +61,17 @@ type conn interface {
 type outgoing struct {
 	msg    *jsonrpc.Message
 	header http.Header
+}
+
+// openConn opens a transport: a built-in one as it knows best, any other
+// through its Conn.
+func openConn(ctx context.Context, t Transport, in inbound) (conn, error) {
+	if o, ok := t.(opener); ok {
+		return o.open(ctx, in)
+	}
+	c, err := t.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newMessageConn(c, in), nil
 }

@@ -20,15 +20,22 @@
 //     with GET and Last-Event-ID after the server's retry delay; Close
 //     ends the session with DELETE.
 //
-// Beyond the methods of the protocol: Tools, Prompts and Resources iterate
-// over every page; CallToolInto decodes structuredContent into a Go value
-// after checking it against the tool's output schema; with Options.Tasks a
-// task-augmented result is followed to its end (GetTask, UpdateTask and
-// CancelTask drive tasks by hand); LoadSkill and ReadSkillFile return skill
-// files only once their size, digest and frontmatter match the listing.
+// Beyond the methods of the protocol: Tools, Prompts, Resources and
+// ResourceTemplates iterate over every page; CallToolInto decodes
+// structuredContent into a Go value after checking it against the tool's
+// output schema; a tool that requires a task runs as one, and with
+// Options.Tasks a task-augmented result is followed to its end and the
+// server's sampling and elicitation requests run as tasks when it asks
+// (GetTask, UpdateTask and CancelTask drive tasks by hand); RootsChanged
+// announces new roots; LoadSkill and ReadSkillFile return skill files only
+// once their size, digest and frontmatter match the listing.
 //
 // Transports: HTTPTransport (Streamable HTTP; its http.Client is where
-// authorization plugs in, see package client/oauth), InMemory (an
+// authorization plugs in, see package client/oauth; a request refused
+// with 404 for its session starts a new session), InMemory (an
 // http.Handler such as a Specter router, served in process) and
-// CommandTransport (a command speaking newline-delimited JSON on stdio).
+// CommandTransport (a command speaking newline-delimited JSON on stdio,
+// or Content-Length frames). A Transport is anything with a Connect
+// method returning a Conn, so a transport of one's own plugs in the same
+// way; StreamConn makes a Conn of any byte stream.
 package client

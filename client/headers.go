@@ -8,7 +8,37 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/specter-mcp/specter/mcp"
 )
+
+// messageHeader returns the HTTP headers of a message in a protocol
+// version: MCP-Protocol-Version once one is agreed (every request but
+// initialize), and on 2026-07-28 Mcp-Method and Mcp-Name.
+func messageHeader(version, method string, params map[string]json.RawMessage) http.Header {
+	h := http.Header{}
+	if method == mcp.MethodInitialize || version == "" {
+		return h
+	}
+	h.Set("MCP-Protocol-Version", version)
+	if mcp.IsSessionVersion(version) || method == "" {
+		return h
+	}
+	h.Set("Mcp-Method", method)
+	var name string
+	switch method {
+	case mcp.MethodToolsCall, mcp.MethodPromptsGet:
+		_ = json.Unmarshal(params["name"], &name)
+	case mcp.MethodResourcesRead:
+		_ = json.Unmarshal(params["uri"], &name)
+	case mcp.MethodTasksGet, mcp.MethodTasksUpdate, mcp.MethodTasksCancel:
+		_ = json.Unmarshal(params["taskId"], &name)
+	}
+	if name != "" {
+		h.Set("Mcp-Name", encodeHeaderValue(name))
+	}
+	return h
+}
 
 // paramHeaders are the Mcp-Param-* headers a tool's input schema asks
 // for with x-mcp-header: each names a header and the chain of properties

@@ -180,7 +180,7 @@ func TestTaskInputRoundsBounded(t *testing.T) {
 	c := connect(t, &client.HTTPTransport{URL: srv.url}, &client.Options{Version: mcp.Version20260728, Tasks: true,
 		Sampling: func(context.Context, *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			sampled.Add(1)
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: json.RawMessage(`{"type":"text","text":"ok"}`), Model: "m"}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContent{mcp.Text("ok")}, Model: "m"}, nil
 		},
 	})
 	client.SetPause(c, func(ctx context.Context, _ time.Duration) error { return ctx.Err() })

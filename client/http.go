@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/sse"
 )
 
@@ -52,24 +53,31 @@ func (t *HTTPTransport) eventLimit() int {
 // defaultRetry is the reconnection delay when the server gave none.
 const defaultRetry = time.Second
 
-// HTTPError is a response that carried no JSON-RPC message: its status
-// and the start of its body.
-type HTTPError struct {
-	Status int
-	Header http.Header
-	Body   string
+// sessionError is an HTTP error to a request that carried a session id:
+// a 404 of this kind means the server ended or forgot the session.
+type sessionError struct {
+	*mcp.HTTPError
+	session string // the Mcp-Session-Id the request carried
 }
 
-func (e *HTTPError) Error() string {
-	if e.Body == "" {
-		return fmt.Sprintf("mcp client: HTTP %d", e.Status)
+func (e *sessionError) Unwrap() error { return e.HTTPError }
+
+// httpError is the error of a response with status, header and body data,
+// to a request that carried the session id sent ("" for none).
+func httpError(res *http.Response, data []byte, rpc *jsonrpc.Error, sent string) error {
+	he := &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
+	if rpc != nil {
+		he.Err = rpc
 	}
-	return fmt.Sprintf("mcp client: HTTP %d: %s", e.Status, e.Body)
+	if sent == "" {
+		return he
+	}
+	return &sessionError{HTTPError: he, session: sent}
 }
 
 func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if t.URL == "" {
-		return nil, errors.New("mcp client: HTTPTransport needs a URL")
+		return nil, errors.New("HTTPTransport needs a URL")
 	}
 	base := t.Client
 	if base == nil {
@@ -83,9 +91,9 @@ func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	}
 	u, err := url.Parse(t.URL)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
-	return &httpConn{url: t.URL, origin: u, hc: &hc, header: t.Header, in: in, maxReconnects: max, maxEvent: t.eventLimit(), pending: map[string]chan *jsonrpc.Message{}}, nil
+	return &httpConn{url: t.URL, origin: u, hc: &hc, header: t.Header, in: in, maxReconnects: max, maxEvent: t.eventLimit(), pending: map[string]chan *jsonrpc.Message{}, renewed: make(chan struct{})}, nil
 }
 
 type httpConn struct {
@@ -97,10 +105,12 @@ type httpConn struct {
 	maxReconnects int
 	maxEvent      int
 
-	mu      sync.Mutex
-	pending map[string]chan *jsonrpc.Message // requests awaiting a response, by id
-	session string
-	version string // MCP-Protocol-Version of the last request, for GET and DELETE
+	mu       sync.Mutex
+	pending  map[string]chan *jsonrpc.Message // requests awaiting a response, by id
+	session  string
+	renewed  chan struct{} // closed, and replaced, when session changes
+	sessions bool          // whether the server ever gave a session
+	version  string        // MCP-Protocol-Version of the last request, for GET and DELETE
 }
 
 func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h http.Header) (*http.Request, error) {
@@ -110,7 +120,7 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h
 	}
 	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	for k, vs := range c.header {
 		req.Header[k] = append([]string(nil), vs...)
@@ -140,20 +150,76 @@ func (c *httpConn) newRequest(ctx context.Context, method string, body []byte, h
 func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 	res, err := c.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %s %s: %w", req.Method, req.URL.Redacted(), err)
+		return nil, err // a *url.Error: the method, the URL without password, why
 	}
-	if id := res.Header.Get("Mcp-Session-Id"); id != "" && (res.Request == nil || sameOrigin(res.Request.URL, c.origin)) {
-		c.mu.Lock()
-		c.session = id
-		c.mu.Unlock()
+	if id := res.Header.Get("Mcp-Session-Id"); id != "" && c.home(res) {
+		c.setSession(id)
 	}
 	return res, nil
+}
+
+// home reports whether res came from the endpoint's origin, not from
+// another one a redirect led to: only there may the server give or end
+// the session.
+func (c *httpConn) home(res *http.Response) bool {
+	return res.Request == nil || sameOrigin(res.Request.URL, c.origin)
+}
+
+// sessionOf is the session id that the request res answers carried: req's,
+// or none where a redirect took it to another origin, which the id does
+// not follow and whose 404 says nothing of the session.
+func (c *httpConn) sessionOf(req *http.Request, res *http.Response) string {
+	if !c.home(res) {
+		return ""
+	}
+	return req.Header.Get("Mcp-Session-Id")
+}
+
+// setSession records the session id the server gave, or "" for none.
+func (c *httpConn) setSession(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.session != id {
+		c.session = id
+		c.sessions = c.sessions || id != ""
+		close(c.renewed)
+		c.renewed = make(chan struct{})
+	}
+}
+
+// ended handles a 404 to a request made in session sent: the server
+// ended or forgot the session, and the next initialize must go without
+// it (a renewal by another request may have replaced it already).
+func (c *httpConn) ended(sent string) {
+	c.mu.Lock()
+	current := c.session
+	c.mu.Unlock()
+	if sent != "" && current == sent {
+		c.setSession("")
+	}
+}
+
+// awaitSession waits until the connection has a session other than old.
+func (c *httpConn) awaitSession(ctx context.Context, old string) error {
+	for {
+		c.mu.Lock()
+		session, renewed := c.session, c.renewed
+		c.mu.Unlock()
+		if session != "" && session != old {
+			return nil
+		}
+		select {
+		case <-renewed:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 }
 
 func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, error) {
 	body, err := json.Marshal(out.msg)
 	if err != nil {
-		return nil, fmt.Errorf("mcp client: %w", err)
+		return nil, err
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, body, out.header)
 	if err != nil {
@@ -174,6 +240,10 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 		return nil, err
 	}
 	defer res.Body.Close()
+	sent := c.sessionOf(req, res)
+	if res.StatusCode == http.StatusNotFound {
+		c.ended(sent)
+	}
 	mt, _, _ := mime.ParseMediaType(res.Header.Get("Content-Type"))
 	switch {
 	case mt == "text/event-stream" && res.StatusCode/100 == 2:
@@ -181,16 +251,19 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	case mt == "application/json":
 		data, err := io.ReadAll(io.LimitReader(res.Body, maxMessage))
 		if err != nil {
-			return nil, fmt.Errorf("mcp client: reading the response: %w", err)
+			return nil, fmt.Errorf("reading the response: %w", err)
 		}
 		var m jsonrpc.Message
 		if err := json.Unmarshal(data, &m); err != nil || (m.Result == nil && m.Error == nil) {
-			return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+			return nil, httpError(res, data, nil, sent)
+		}
+		if res.StatusCode/100 != 2 && m.Error != nil {
+			return nil, httpError(res, data, m.Error, sent)
 		}
 		return &m, nil
 	}
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
-	return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+	return nil, httpError(res, data, nil, sent)
 }
 
 // keepCredentialsHome returns a CheckRedirect that follows a redirect to
@@ -213,7 +286,7 @@ func keepCredentialsHome(next func(*http.Request, []*http.Request) error, static
 			return next(req, via)
 		}
 		if len(via) >= 10 {
-			return errors.New("mcp client: stopped after 10 redirects")
+			return errors.New("stopped after 10 redirects")
 		}
 		return nil
 	}
@@ -236,16 +309,13 @@ func hostPort(u *url.URL) string {
 	return net.JoinHostPort(u.Hostname(), "80")
 }
 
-// maxMessage bounds one JSON answer, and by default one SSE event.
-const maxMessage = 64 << 20
-
 // tooLarge is the error for a stream whose event is over the bound.
 func (c *httpConn) tooLarge(err error) error {
 	bound := fmt.Sprintf("%d bytes", c.maxEvent)
 	if c.maxEvent%(1<<20) == 0 {
 		bound = fmt.Sprintf("%d MiB", c.maxEvent>>20)
 	}
-	return fmt.Errorf("mcp client: the server sent an event over the %s bound on one message: %w", bound, err)
+	return fmt.Errorf("the server sent an event over the %s bound on one message: %w", bound, err)
 }
 
 func snippet(b []byte) string {
@@ -297,10 +367,10 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 			if err == nil || errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, fmt.Errorf("mcp client: the stream ended before the response: %w", err)
+			return nil, fmt.Errorf("the stream ended before the response: %w", err)
 		}
 		if attempt++; attempt > c.maxReconnects {
-			return nil, fmt.Errorf("mcp client: gave up resuming the stream after %d attempts", c.maxReconnects)
+			return nil, fmt.Errorf("gave up resuming the stream after %d attempts", c.maxReconnects)
 		}
 		select {
 		case <-time.After(retry):
@@ -311,9 +381,9 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 		}
 		res, err := c.get(ctx, last)
 		if err != nil {
-			var he *HTTPError
+			var he *mcp.HTTPError
 			if errors.As(err, &he) {
-				return nil, err // the server will not resume this stream
+				return nil, he // the server will not resume this stream
 			}
 			body = io.NopCloser(strings.NewReader(""))
 			continue
@@ -392,7 +462,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 	if res.StatusCode != http.StatusOK || mt != "text/event-stream" {
 		data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 		res.Body.Close()
-		return nil, &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+		return nil, httpError(res, data, nil, c.sessionOf(req, res))
 	}
 	return res, nil
 }
@@ -400,7 +470,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 	body, err := json.Marshal(out.msg)
 	if err != nil {
-		return fmt.Errorf("mcp client: %w", err)
+		return err
 	}
 	req, err := c.newRequest(ctx, http.MethodPost, body, out.header)
 	if err != nil {
@@ -413,7 +483,7 @@ func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 	defer res.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 	if res.StatusCode/100 != 2 {
-		return &HTTPError{Status: res.StatusCode, Header: res.Header, Body: snippet(data)}
+		return &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
 	}
 	return nil
 }
@@ -421,21 +491,40 @@ func (c *httpConn) send(ctx context.Context, out *outgoing) error {
 // listen holds the session's GET stream open until ctx ends, passing on
 // what the server sends and resuming after drops; open is called once the
 // first attempt is answered. A server that offers no stream (405) ends it
-// quietly.
+// quietly; one that ended the session (404) gets a stream in the next
+// session, once a request has started it.
 func (c *httpConn) listen(ctx context.Context, open func()) error {
 	var last string
 	retry := defaultRetry
 	for ctx.Err() == nil {
+		c.mu.Lock()
+		ended := c.sessions && c.session == ""
+		c.mu.Unlock()
+		if ended {
+			// A request found the session gone: wait for the next one.
+			if err := c.awaitSession(ctx, ""); err != nil {
+				return nil
+			}
+			last = ""
+			continue
+		}
 		res, err := c.get(ctx, last)
 		if open != nil {
 			open()
 			open = nil
 		}
 		if err != nil {
-			var he *HTTPError
+			var he *mcp.HTTPError
 			if errors.As(err, &he) {
-				if he.Status == http.StatusMethodNotAllowed {
+				switch he.Status {
+				case http.StatusMethodNotAllowed:
 					return nil
+				case http.StatusNotFound:
+					var se *sessionError
+					if errors.As(err, &se) {
+						c.ended(se.session)
+						continue
+					}
 				}
 				return err
 			}
@@ -477,7 +566,7 @@ func (c *httpConn) close(ctx context.Context) error {
 	}
 	res.Body.Close()
 	if res.StatusCode/100 != 2 && res.StatusCode != http.StatusMethodNotAllowed && res.StatusCode != http.StatusNotFound {
-		return &HTTPError{Status: res.StatusCode, Header: res.Header}
+		return &mcp.HTTPError{Status: res.StatusCode, Header: res.Header}
 	}
 	return nil
 }

@@ -81,6 +81,7 @@ func (c *Client) notified(m *jsonrpc.Message) {
 		if m.Method == mcp.NotificationToolsChanged {
 			c.mu.Lock()
 			clear(c.headers)
+			clear(c.taskSupport)
 			c.mu.Unlock()
 		}
 		if c.opts.OnNotification != nil {
@@ -89,10 +90,14 @@ func (c *Client) notified(m *jsonrpc.Message) {
 	}
 }
 
-// respond answers a session-era server request.
+// respond answers a session-era server request, in one of the
+// MaxServerRequests slots that receive took for it.
 func (c *Client) respond(m *jsonrpc.Message) {
 	defer func() { <-c.handling }()
-	result, err := c.answer(c.ctx, m.Method, m.Params)
+	result, err := c.serveTask(m)
+	if result == nil && err == nil {
+		result, err = c.answer(c.ctx, m.Method, m.Params)
+	}
 	c.reply(m, result, err)
 }
 
@@ -103,11 +108,7 @@ func (c *Client) reply(m *jsonrpc.Message, result any, err error) {
 		resp.Result, err = json.Marshal(result)
 	}
 	if err != nil {
-		var rpcErr *jsonrpc.Error
-		if !errors.As(err, &rpcErr) {
-			rpcErr = jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s", err.Error())
-		}
-		resp.Result, resp.Error = nil, rpcErr
+		resp.Result, resp.Error = nil, rpcError(err)
 	}
 	if err := c.conn.send(c.ctx, &outgoing{msg: resp, header: c.header("", nil)}); err != nil && c.ctx.Err() == nil {
 		c.warn(err, "answering "+m.Method+" failed")

@@ -1,5 +1,7 @@
 package client_test
 
+//lint:file-ignore SA1019 the interop tests exercise the go-sdk's sampling, logging and roots, deprecated on 2026-07-28 but still served
+
 import (
 	"cmp"
 	"context"
@@ -208,8 +210,9 @@ func TestInteropGoSDKServer(t *testing.T) {
 const stdioServerEnv = "SPECTER_CLIENT_TEST_STDIO_SERVER"
 
 // runStdioServer serves, on standard input and output, sdkServer or,
-// when the variable says "specter", Specter's conformance fixture ("stall":
-// a server that stops reading, see runStallingServer).
+// when the variable says "specter", Specter's conformance fixture, in
+// Content-Length frames when it says "specter-content-length" ("stall": a
+// server that stops reading, see runStallingServer).
 func runStdioServer() {
 	var err error
 	switch os.Getenv(stdioServerEnv) {
@@ -217,6 +220,8 @@ func runStdioServer() {
 		runStallingServer()
 	case "specter":
 		err = (&stdio.Server{Handler: fixture.New(specter.Logger(zerolog.Nop()))}).Run(context.Background())
+	case "specter-content-length":
+		err = (&stdio.Server{Handler: fixture.New(specter.Logger(zerolog.Nop())), Framing: stdio.ContentLength}).Run(context.Background())
 	default:
 		err = sdkServer().Run(context.Background(), &sdk.StdioTransport{})
 	}

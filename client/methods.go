@@ -12,7 +12,7 @@ import (
 // Ping checks that the server answers: with ping in the session era,
 // with server/discover in 2026-07-28, which has no ping.
 func (c *Client) Ping(ctx context.Context) error {
-	if c.Modern() {
+	if c.Stateless() {
 		return c.call(ctx, mcp.MethodDiscover, nil, nil, nil)
 	}
 	return c.call(ctx, mcp.MethodPing, nil, nil, nil)
@@ -22,7 +22,7 @@ func (c *Client) Ping(ctx context.Context) error {
 // above. In 2026-07-28 the level travels in every request's _meta; set
 // Options.LogLevel instead.
 func (c *Client) SetLogLevel(ctx context.Context, level mcp.LoggingLevel) error {
-	if c.Modern() {
+	if c.Stateless() {
 		c.mu.Lock()
 		c.opts.LogLevel = level
 		c.mu.Unlock()
@@ -51,6 +51,11 @@ func (c *Client) ListTools(ctx context.Context, cursor string, opts ...CallOptio
 		}
 		c.mu.Lock()
 		c.headers[t.Name] = ph
+		if t.Execution != nil && t.Execution.TaskSupport != "" {
+			c.taskSupport[t.Name] = t.Execution.TaskSupport
+		} else {
+			delete(c.taskSupport, t.Name)
+		}
 		c.mu.Unlock()
 		c.remember(t)
 		kept = append(kept, t)
@@ -73,13 +78,25 @@ func (c *Client) Tools(ctx context.Context) iter.Seq2[mcp.Tool, error] {
 // CallTool calls a tool with arguments (any value that encodes as a JSON
 // object, or nil). A tool's own failure is a result with IsError set; a
 // protocol failure is an error.
+//
+// A tool whose execution.taskSupport (as the last tools/list gave it) is
+// "required", or "optional" with AsTask, runs as a task when the server
+// offers task-augmented calls: CallTool follows the task to its end and
+// returns its result, and cancels it if ctx ends first.
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*mcp.CallToolResult, error) {
 	raw, err := argumentsOf(args)
 	if err != nil {
 		return nil, err
 	}
+	o := collect(opts)
+	if c.runsAsTask(name, o) {
+		if o == nil {
+			o = &callOptions{}
+		}
+		o.task = true
+	}
 	var res mcp.CallToolResult
-	if err := c.call(ctx, mcp.MethodToolsCall, mcp.CallToolParams{Name: name, Arguments: raw}, &res, collect(opts)); err != nil {
+	if err := c.call(ctx, mcp.MethodToolsCall, mcp.CallToolParams{Name: name, Arguments: raw}, &res, o); err != nil {
 		return nil, err
 	}
 	return &res, nil
@@ -151,6 +168,17 @@ func (c *Client) ListResourceTemplates(ctx context.Context, cursor string, opts 
 		return nil, err
 	}
 	return &res, nil
+}
+
+// ResourceTemplates iterates over every resource template of every page.
+func (c *Client) ResourceTemplates(ctx context.Context) iter.Seq2[mcp.ResourceTemplate, error] {
+	return pages(c, mcp.MethodResourceTemplatesList, func(cursor string) ([]mcp.ResourceTemplate, string, error) {
+		r, err := c.ListResourceTemplates(ctx, cursor)
+		if err != nil {
+			return nil, "", err
+		}
+		return r.ResourceTemplates, r.NextCursor, nil
+	})
 }
 
 // ReadResource reads a resource.

@@ -12,9 +12,6 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// SkillsExtension is the capability key of the skills extension.
-const SkillsExtension = mcp.ExtensionSkills
-
 // ErrSkillVerification is in the chain of every error about a skill file
 // that does not match its entry: its size, its digest, or (for SKILL.md)
 // its frontmatter. Content that fails verification is never returned.

@@ -78,7 +78,7 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 				return nil, c.abandon(id, err)
 			}
 		}
-		if err := c.wait(ctx, pollInterval(&t)); err != nil {
+		if err := c.wait(ctx, pollInterval(t.PollIntervalMs)); err != nil {
 			return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, err))
 		}
 		next, err := c.GetTask(ctx, id)
@@ -100,12 +100,13 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 	}
 }
 
-// pollInterval is the pause before the next tasks/get of t.
-func pollInterval(t *mcp.Task) time.Duration {
-	if t.PollIntervalMs <= 0 {
+// pollInterval is the pause before the next tasks/get of a task whose
+// server asked for ms milliseconds.
+func pollInterval(ms int64) time.Duration {
+	if ms <= 0 {
 		return defaultPoll
 	}
-	return max(time.Duration(t.PollIntervalMs)*time.Millisecond, minPoll)
+	return max(time.Duration(ms)*time.Millisecond, minPoll)
 }
 
 // wait pauses for d, or until ctx ends.

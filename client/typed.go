@@ -103,7 +103,9 @@ func (c *Client) ValidateOutput(name string, res *mcp.CallToolResult) error {
 
 // CallToolInto calls a tool and decodes its structuredContent into a T,
 // after checking it against the tool's output schema (see ValidateOutput).
-// A result with IsError set is returned with an error, for its content.
+// With Options.JSONText, a result without structuredContent whose text is
+// JSON gets that JSON as its structuredContent first. A result with
+// IsError set is returned with an error, for its content.
 func CallToolInto[T any](ctx context.Context, c *Client, name string, args any, opts ...CallOption) (T, *mcp.CallToolResult, error) {
 	var out T
 	res, err := c.CallTool(ctx, name, args, opts...)
@@ -112,6 +114,9 @@ func CallToolInto[T any](ctx context.Context, c *Client, name string, args any, 
 	}
 	if res.IsError {
 		return out, res, fmt.Errorf("mcp client: tool %s failed", name)
+	}
+	if len(res.StructuredContent) == 0 && c.opts.JSONText {
+		res.StructuredContent = jsonText(res.Content)
 	}
 	if err := c.ValidateOutput(name, res); err != nil {
 		return out, res, err
@@ -123,4 +128,20 @@ func CallToolInto[T any](ctx context.Context, c *Client, name string, args any, 
 		return out, res, fmt.Errorf("mcp client: tool %s: decoding structuredContent: %w", name, err)
 	}
 	return out, res, nil
+}
+
+// jsonText returns the text of a result's text content when it is JSON,
+// else nil.
+func jsonText(content []mcp.Content) json.RawMessage {
+	var b bytes.Buffer
+	for _, c := range content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	text := bytes.TrimSpace(b.Bytes())
+	if len(text) == 0 || !json.Valid(text) {
+		return nil
+	}
+	return text
 }

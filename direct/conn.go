@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specter-mcp/specter/internal/inproc"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -82,7 +82,7 @@ func Open(h http.Handler, out func(msg []byte), cfg Config) *Conn {
 	if cfg.MaxResume <= 0 {
 		cfg.MaxResume = 100
 	}
-	ctx, cancel := context.WithCancel(inproc.With(cfg.Context))
+	ctx, cancel := context.WithCancel(reqctx.WithInProcess(cfg.Context))
 	return &Conn{h: h, out: out, cfg: cfg, ctx: ctx, cancel: cancel, inflight: map[string]context.CancelFunc{}}
 }
 

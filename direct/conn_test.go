@@ -159,7 +159,7 @@ func TestSessionWithoutInitialized(t *testing.T) {
 	}
 }
 
-func TestModern(t *testing.T) {
+func TestStateless(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
 	c := open(t, r, direct.Config{})
@@ -197,7 +197,7 @@ func TestModern(t *testing.T) {
 
 // On the 2026-07-28 wire, notifications/cancelled ends the request it
 // names: its work stops, and nothing more is sent for it.
-func TestModernCancel(t *testing.T) {
+func TestStatelessCancel(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
 	c := open(t, r, direct.Config{})
@@ -272,7 +272,7 @@ func TestConnectWithoutHTTP(t *testing.T) {
 // On the 2026-07-28 wire, list-changed notifications come on a
 // subscriptions/listen stream, which notifications/cancelled ends, and
 // which does not hold Close for the drain.
-func TestModernListen(t *testing.T) {
+func TestStatelessListen(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
 	c := open(t, r, direct.Config{})

@@ -31,7 +31,7 @@ type contextKey struct{}
 // prefix, after the group's middleware and the given one.
 //
 // When the Echo has an IPExtractor, the router sees the address it
-// extracts as the request's RemoteAddr, so that per-address caps count
+// extracts as the request's RemoteAddr, so that per-address quotas count
 // clients rather than the proxy in front of them, as with Router.Mount on
 // Echo v4.
 func Mount(r *specter.Router, g *echo.Group, middleware ...echo.MiddlewareFunc) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/echov5"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
 )
 
@@ -31,12 +32,12 @@ func ExampleMount() {
 	defer srv.Close()
 	defer r.Shutdown(context.Background())
 
-	c := mcptest.NewModernClient(srv.URL + "/mcp")
+	c := mcptest.NewStatelessClient(srv.URL + "/mcp")
 	c.HTTP = srv.Client()
 	res, _, err := c.CallTool(context.Background(), "tenant", nil)
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(res.Content[0].Text)
+	fmt.Println(res.Content[0].(*mcp.TextContent).Text)
 	// Output: acme
 }

@@ -31,9 +31,9 @@ const (
 
 // tools lists the tools of the plan, for the connect allow-list.
 func (p plan) tools() []string {
-	basic := []string{"foo", "get_study", "whoami"}
+	basic := []string{"foo", "get_study", "whoami", "list_studies"}
 	if p == planUltra {
-		return append(basic, "long_task")
+		return append(basic, "long_task", "update_study")
 	}
 	return basic
 }
@@ -134,8 +134,11 @@ func connect(c *specter.Context) error {
 		return specter.Forbidden(err.Error())
 	}
 	c.Assign("user", u)
+	// A client that renders no MCP Apps cannot run the dashboard, so the
+	// tools only the dashboard calls are hidden from it.
+	tools := visibleTools(u.Plan, c.SupportsUI())
 	c.PutInstructions(fmt.Sprintf("You are helping %s, who is on the %s plan. Tools available on this plan: %s.",
-		u.Name, u.Plan, strings.Join(u.Plan.tools(), ", ")))
-	c.AllowTools(u.Plan.tools()...)
+		u.Name, u.Plan, strings.Join(tools, ", ")))
+	c.AllowTools(tools...)
 	return nil
 }

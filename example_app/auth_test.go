@@ -146,8 +146,9 @@ func TestToolsListDependsOnPlan(t *testing.T) {
 		u    user
 		want []string
 	}{
-		{basicUser, []string{"foo", "get_study", "whoami"}},
-		{ultraUser, []string{"foo", "get_study", "long_task", "whoami"}},
+		// A client without MCP Apps does not see update_study (apps_test.go).
+		{basicUser, []string{"foo", "get_study", "list_studies", "whoami"}},
+		{ultraUser, []string{"foo", "get_study", "list_studies", "long_task", "whoami"}},
 	} {
 		c := newClient(t, srv, tc.u)
 		c.initialize(nil)

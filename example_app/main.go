@@ -59,7 +59,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/middleware"
-	specterotel "github.com/specter-mcp/specter/otel"
+	specterotel "github.com/specter-mcp/specter/specterotel"
 )
 
 // mcpPath is where the MCP endpoint is mounted.
@@ -241,6 +241,7 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 	declarePrompts(r)
 	declareStudies(r, studies)
 	declareTools(r, studies)
+	declareApps(r, studies)
 
 	// Clients find the authorization server here, without a token.
 	auth.MountMetadata(e, authCfg)

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/labstack/echo/v4"
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
@@ -31,6 +32,13 @@ func startApp(t *testing.T) *httptest.Server { return startAppWith(t, nil) }
 // startAppWith is startApp with the configuration changed by edit.
 func startAppWith(t *testing.T, edit func(*config)) *httptest.Server {
 	t.Helper()
+	return startAppOn(t, edit, nil)
+}
+
+// startAppOn is startAppWith with more routes on the app's Echo, added
+// by mount before it serves.
+func startAppOn(t *testing.T, edit func(*config), mount func(*echo.Echo)) *httptest.Server {
+	t.Helper()
 	// The tokens' audience is the server's URL, so the listener comes
 	// first.
 	srv := httptest.NewUnstartedServer(nil)
@@ -46,6 +54,9 @@ func startAppWith(t *testing.T, edit func(*config)) *httptest.Server {
 	if err != nil {
 		srv.Close()
 		t.Fatalf("newApp: %v", err)
+	}
+	if mount != nil {
+		mount(e)
 	}
 	srv.Config.Handler = e
 	srv.Start()

@@ -21,8 +21,9 @@ func TestStdioPlans(t *testing.T) {
 		token string
 		want  []string // tools listed; nil: refused
 	}{
-		{"basic", tokenFor(is, basicUser, grantedScopes(basicUser)), planBasic.tools()},
-		{"ultra", tokenFor(is, ultraUser, grantedScopes(ultraUser)), planUltra.tools()},
+		// The test's client renders no MCP Apps: the dashboard's own tools are hidden.
+		{"basic", tokenFor(is, basicUser, grantedScopes(basicUser)), visibleTools(planBasic, false)},
+		{"ultra", tokenFor(is, ultraUser, grantedScopes(ultraUser)), visibleTools(planUltra, false)},
 		{"a token of another issuer", tokenFor(newIssuer([]byte("another secret of at least 32 bytes!"), cfg.URL), ultraUser, nil), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -5,8 +5,10 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -34,9 +36,12 @@ type Study struct {
 	Status string `json:"status"`
 }
 
-// studyRepo is an in-memory store of studies, sorted by id. It is never
-// modified after seeding, so handlers read it concurrently without locks.
+// studyRepo is an in-memory store of studies, sorted by id. The
+// dashboard changes their status (update_study) while other handlers
+// read them, so every access holds mu and what leaves the repository is
+// a copy.
 type studyRepo struct {
+	mu      sync.RWMutex
 	studies []Study
 }
 
@@ -66,6 +71,8 @@ func (r *studyRepo) index(id string) int {
 
 // Get returns the study with the id.
 func (r *studyRepo) Get(id string) (Study, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	i := r.index(id)
 	if i < len(r.studies) && r.studies[i].ID == id {
 		return r.studies[i], true
@@ -81,6 +88,8 @@ var errBadCursor = errors.New("invalid cursor")
 // last id of the page, encoded: pages stay consistent even if studies
 // were added between two calls, which an offset would not guarantee.
 func (r *studyRepo) Page(cursor string, size int) (page []Study, next string, err error) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	start := 0
 	if cursor != "" {
 		after, err := base64.RawURLEncoding.DecodeString(cursor)
@@ -93,7 +102,7 @@ func (r *studyRepo) Page(cursor string, size int) (page []Study, next string, er
 		}
 	}
 	end := min(start+size, len(r.studies))
-	page = r.studies[start:end]
+	page = slices.Clone(r.studies[start:end])
 	if end < len(r.studies) {
 		next = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].ID))
 	}
@@ -102,6 +111,8 @@ func (r *studyRepo) Page(cursor string, size int) (page []Study, next string, er
 
 // IDsWithPrefix returns the ids that start with prefix, in order.
 func (r *studyRepo) IDsWithPrefix(prefix string) []string {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	var ids []string
 	for _, s := range r.studies[r.index(prefix):] {
 		if !strings.HasPrefix(s.ID, prefix) {
@@ -112,6 +123,35 @@ func (r *studyRepo) IDsWithPrefix(prefix string) []string {
 	return ids
 }
 
+// Filter returns the studies with the status (any, if "") whose title
+// holds every word of query, case-insensitively, and how many studies
+// there are in all.
+func (r *studyRepo) Filter(status, query string) (matches []Study, total int) {
+	words := strings.Fields(strings.ToLower(query))
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	matches = []Study{}
+	for _, s := range r.studies {
+		title := strings.ToLower(s.Title)
+		if (status == "" || s.Status == status) && !slices.ContainsFunc(words, func(w string) bool { return !strings.Contains(title, w) }) {
+			matches = append(matches, s)
+		}
+	}
+	return matches, len(r.studies)
+}
+
+// SetStatus changes the status of the study with the id and returns it.
+func (r *studyRepo) SetStatus(id, status string) (Study, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	i := r.index(id)
+	if i == len(r.studies) || r.studies[i].ID != id {
+		return Study{}, false
+	}
+	r.studies[i].Status = status
+	return r.studies[i], true
+}
+
 // StudiesSummary counts the studies.
 type StudiesSummary struct {
 	Total    int            `json:"total"`
@@ -120,6 +160,8 @@ type StudiesSummary struct {
 
 // Summary counts the studies in total and by status.
 func (r *studyRepo) Summary() StudiesSummary {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
 	sum := StudiesSummary{Total: len(r.studies), ByStatus: map[string]int{}}
 	for _, s := range r.studies {
 		sum.ByStatus[s.Status]++

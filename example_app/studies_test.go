@@ -41,10 +41,10 @@ func TestResourcesListWalksEveryStudyOnce(t *testing.T) {
 			t.Fatal("resources/list does not end")
 		}
 	}
-	if len(seen) != 121 {
-		t.Errorf("listed %d resources, want 120 studies and the summary", len(seen))
+	if len(seen) != 122 {
+		t.Errorf("listed %d resources, want 120 studies, the summary and the dashboard", len(seen))
 	}
-	for _, uri := range []string{"my_app://studies", "my_app://studies/001", "my_app://studies/120"} {
+	for _, uri := range []string{"my_app://studies", "my_app://studies/001", "my_app://studies/120", dashboardURI} {
 		if !seen[uri] {
 			t.Errorf("%s not listed", uri)
 		}

@@ -12,7 +12,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	specterotel "github.com/specter-mcp/specter/otel"
+	specterotel "github.com/specter-mcp/specter/specterotel"
 )
 
 // stdoutTelemetry exports the router's spans, and its metrics every

@@ -96,9 +96,9 @@ func TestElicitSendsTheSchemaAndValidatesTheAnswer(t *testing.T) {
 	}
 }
 
-func TestElicitValidatesTheAnswerOnTheModernWire(t *testing.T) {
+func TestElicitValidatesTheAnswerOnTheStatelessWire(t *testing.T) {
 	e := newEnv(t, elicitRouter())
-	c := e.modern()
+	c := e.stateless()
 	for _, tool := range []string{"typed", "compiled"} {
 		r1 := inputRequired(t, callTool(t, c, tool, nil, nil))
 		in := r1.InputRequests["elicitation-1"]
@@ -109,7 +109,7 @@ func TestElicitValidatesTheAnswerOnTheModernWire(t *testing.T) {
 			"inputResponses": map[string]any{"elicitation-1": elicitAccept(map[string]any{"deploy": "yes"})}}
 		var res mcptest.ToolResult
 		complete(t, callTool(t, c, tool, nil, retry), &res)
-		if !res.IsError || !strings.Contains(res.Content[0].Text, "deploy") {
+		if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "deploy") {
 			t.Fatalf("%s accepted deploy=\"yes\": %+v", tool, res)
 		}
 	}
@@ -159,19 +159,19 @@ func TestDiscoverAdvertisesTasksOnlyWithATaskTool(t *testing.T) {
 		return specter.Reply("x")
 	}, specter.Description("No tasks"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	discover := func() mcp.DiscoverResult {
 		var d mcp.DiscoverResult
 		complete(t, call(t, c, "server/discover", nil), &d)
 		return d
 	}
-	if _, ok := discover().Capabilities.Extensions[specter.TasksExtension]; ok {
+	if _, ok := discover().Capabilities.Extensions[mcp.ExtensionTasks]; ok {
 		t.Fatal("a server without task tools advertises the tasks extension")
 	}
 	r.Tool("job", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 		return specter.NoReply(func(*specter.Stream) specter.Result { return specter.Reply("done") })
 	}, specter.Description("A job"), specter.Tasks(specter.TaskOptional))
-	if _, ok := discover().Capabilities.Extensions[specter.TasksExtension]; !ok {
+	if _, ok := discover().Capabilities.Extensions[mcp.ExtensionTasks]; !ok {
 		t.Fatal("a server with a task tool does not advertise the tasks extension")
 	}
 }

@@ -36,10 +36,10 @@ import (
 // authServer fails each test in which anything panicked, answered 5xx or
 // reported an internal error.
 
-// authModernDiscover is the body and headers of a 2026-07-28 request.
-const authModernDiscover = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+// authStatelessDiscover is the body and headers of a 2026-07-28 request.
+const authStatelessDiscover = `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
 
-func authModernHeader(h http.Header) http.Header {
+func authStatelessHeader(h http.Header) http.Header {
 	out := h.Clone()
 	if out == nil {
 		out = http.Header{}
@@ -118,7 +118,7 @@ func TestAuthTokenAttacks(t *testing.T) {
 				header http.Header
 			}{
 				{"2025-11-25 initialize", authInitialize, tc.header},
-				{"2026-07-28 server/discover", authModernDiscover, authModernHeader(tc.header)},
+				{"2026-07-28 server/discover", authStatelessDiscover, authStatelessHeader(tc.header)},
 			} {
 				resp, body := as.post(t, tc.target, era.header, strings.NewReader(era.body))
 				if resp.StatusCode != tc.status {
@@ -252,7 +252,7 @@ func TestAuthRequestStateIsBoundToThePrincipal(t *testing.T) {
 			return specter.Reply(c.Principal() + " answered " + string(action))
 		}, specter.Description("Deletes a study after asking"), specter.Destructive(true))
 	}})
-	alice, mallory := as.modern(t, as.token(t, "alice", "")), as.modern(t, as.token(t, "mallory", ""))
+	alice, mallory := as.stateless(t, as.token(t, "alice", "")), as.stateless(t, as.token(t, "mallory", ""))
 
 	round1, resp, err := alice.CallTool(ctx(t), "delete_study", nil)
 	if err != nil || round1.ResultType != mcp.ResultInputRequired || round1.RequestState == "" {
@@ -268,7 +268,7 @@ func TestAuthRequestStateIsBoundToThePrincipal(t *testing.T) {
 		t.Fatalf("the tool completed %d times with a stolen requestState", n)
 	}
 	done, resp, err := alice.CallTool(ctx(t), "delete_study", nil, retry)
-	if err != nil || len(done.Content) != 1 || done.Content[0].Text != "alice answered accept" {
+	if err != nil || len(done.Content) != 1 || done.Content[0].(*mcp.TextContent).Text != "alice answered accept" {
 		t.Errorf("alice's own retry: %+v %v", resp, err)
 	}
 }
@@ -288,8 +288,8 @@ func TestAuthSpoofedHostOrOriginIs403(t *testing.T) {
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		if body == authModernDiscover {
-			req.Header = authModernHeader(req.Header)
+		if body == authStatelessDiscover {
+			req.Header = authStatelessHeader(req.Header)
 		}
 		if authorization != "" {
 			req.Header.Set("Authorization", authorization)
@@ -321,7 +321,7 @@ func TestAuthSpoofedHostOrOriginIs403(t *testing.T) {
 		{"spoofed Origin", "", "http://evil.example.com", 403},
 		{"Origin null", "", "null", 403},
 	} {
-		for _, body := range []string{authInitialize, authModernDiscover} {
+		for _, body := range []string{authInitialize, authStatelessDiscover} {
 			status, answer := do(tc.host, tc.origin, "Bearer "+token, body)
 			if status != tc.status {
 				t.Errorf("%s: status %d, want %d (%s)", tc.name, status, tc.status, answer)
@@ -393,7 +393,7 @@ func TestAuthDeeplyNestedJSONIs400ParseError(t *testing.T) {
 		{"bare arrays, no session", bearer(token), deep},
 		{"arrays in params, in a session", session, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"cursor":` + deep + `}}`},
 		{"objects in params, in a session", session, `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"x":` + deepObjects + `}}`},
-		{"objects in params, 2026-07-28", authModernHeader(bearer(token)), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + deepObjects + `}}}`},
+		{"objects in params, 2026-07-28", authStatelessHeader(bearer(token)), `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + deepObjects + `}}}`},
 	} {
 		resp, body := as.post(t, "", tc.header, strings.NewReader(tc.body))
 		if resp.StatusCode != http.StatusBadRequest || authErrorCode(t, body) != jsonrpc.CodeParseError {
@@ -639,7 +639,7 @@ func TestAuthRateLimitIs429WithRetryAfter(t *testing.T) {
 	for _, era := range []struct {
 		body   string
 		header http.Header
-	}{{authInitialize, greedy}, {authModernDiscover, authModernHeader(greedy)}} {
+	}{{authInitialize, greedy}, {authStatelessDiscover, authStatelessHeader(greedy)}} {
 		resp, body := as.post(t, "", era.header, strings.NewReader(era.body))
 		if resp.StatusCode != http.StatusTooManyRequests || resp.Header.Get("Retry-After") != "2" || authErrorCode(t, body) != -32000 {
 			t.Errorf("over the limit: status %d, Retry-After %q, body %s; want 429, 2, -32000", resp.StatusCode, resp.Header.Get("Retry-After"), body)

@@ -242,16 +242,16 @@ func (as *authServer) session(t testing.TB, token, version string) *mcptest.Clie
 	return c
 }
 
-// modern returns a schema-checked 2026-07-28 client presenting token.
-func (as *authServer) modern(t testing.TB, token string) *mcptest.ModernClient {
-	c := mcptest.NewModernClient(as.resource)
+// stateless returns a schema-checked 2026-07-28 client presenting token.
+func (as *authServer) stateless(t testing.TB, token string) *mcptest.StatelessClient {
+	c := mcptest.NewStatelessClient(as.resource)
 	c.HTTP = as.srv.Client()
 	if token != "" {
 		c.Header.Set("Authorization", "Bearer "+token)
 	}
 	c.ClientInfo = &mcp.Implementation{Name: "specter-auth-tests", Version: "1.0.0"}
 	c.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
-	c.OnMessage = (&modernChecker{t: t, count: &as.checked}).observe
+	c.OnMessage = (&statelessChecker{t: t, count: &as.checked}).observe
 	return c
 }
 

@@ -134,8 +134,8 @@ func (as *authServer) legacyCaller(t testing.TB, token string) authCaller {
 	}
 }
 
-func (as *authServer) modernCaller(t testing.TB, token string) authCaller {
-	c := as.modern(t, token)
+func (as *authServer) statelessCaller(t testing.TB, token string) authCaller {
+	c := as.stateless(t, token)
 	return func(method string, params map[string]any) *mcptest.Response {
 		t.Helper()
 		resp, err := c.Call(ctx(t), method, params)
@@ -148,13 +148,13 @@ func (as *authServer) modernCaller(t testing.TB, token string) authCaller {
 
 // authEras are the two clients every scopes test runs with.
 var authEras = []struct {
-	name   string
-	modern bool
+	name      string
+	stateless bool
 }{{"2025-11-25", false}, {"2026-07-28", true}}
 
-func (as *authServer) caller(t testing.TB, modern bool, token string) authCaller {
-	if modern {
-		return as.modernCaller(t, token)
+func (as *authServer) caller(t testing.TB, stateless bool, token string) authCaller {
+	if stateless {
+		return as.statelessCaller(t, token)
 	}
 	return as.legacyCaller(t, token)
 }
@@ -162,7 +162,7 @@ func (as *authServer) caller(t testing.TB, modern bool, token string) authCaller
 // authSeen lists everything call's caller sees and tries completion on every
 // declared prompt and template. On the 2026-07-28 wire each list must be
 // marked cacheScope "private": it depends on the caller.
-func authSeen(t *testing.T, call authCaller, modern bool) authView {
+func authSeen(t *testing.T, call authCaller, stateless bool) authView {
 	t.Helper()
 	// list walks every page of a list and returns the sorted names.
 	list := func(method, field, key string) []string {
@@ -180,7 +180,7 @@ func authSeen(t *testing.T, call authCaller, modern bool) authView {
 			}
 			var res struct {
 				NextCursor string `json:"nextCursor"`
-				mcptest.ModernResult
+				mcptest.StatelessResult
 			}
 			var fields map[string]json.RawMessage
 			var items []map[string]any
@@ -190,7 +190,7 @@ func authSeen(t *testing.T, call authCaller, modern bool) authView {
 			if err := resp.Decode(&fields); err != nil || json.Unmarshal(fields[field], &items) != nil {
 				t.Fatalf("%s: no %s in %s", method, field, resp.Result)
 			}
-			if modern && res.CacheScope != mcp.CachePrivate {
+			if stateless && res.CacheScope != mcp.CachePrivate {
 				t.Errorf("%s: cacheScope %q, want private", method, res.CacheScope)
 			}
 			for _, it := range items {
@@ -247,7 +247,7 @@ func TestAuthScopesFilterEveryListInBothEras(t *testing.T) {
 	for _, era := range authEras {
 		for _, caller := range authCallers {
 			t.Run(era.name+"/"+caller.sub, func(t *testing.T) {
-				got := authSeen(t, as.caller(t, era.modern, as.callerToken(t, caller.sub, caller.scope, caller.admin)), era.modern)
+				got := authSeen(t, as.caller(t, era.stateless, as.callerToken(t, caller.sub, caller.scope, caller.admin)), era.stateless)
 				want := caller.sees
 				for _, l := range []struct {
 					what      string
@@ -287,9 +287,9 @@ func TestAuthMissingScopeIs403StepUpInBothEras(t *testing.T) {
 	as := newAuthServer(t, authSetup{declare: authDeclareScoped, connect: authPlans})
 	for _, era := range authEras {
 		t.Run(era.name, func(t *testing.T) {
-			nobody := as.caller(t, era.modern, as.token(t, "nobody", ""))
-			reader := as.caller(t, era.modern, as.token(t, "reader", "studies:read"))
-			writer := as.caller(t, era.modern, as.token(t, "writer", "studies:read studies:write"))
+			nobody := as.caller(t, era.stateless, as.token(t, "nobody", ""))
+			reader := as.caller(t, era.stateless, as.token(t, "reader", "studies:read"))
+			writer := as.caller(t, era.stateless, as.token(t, "writer", "studies:read studies:write"))
 			forbidden := specter.CodeForbidden
 
 			authRefusal(t, "reader calls write_tool", reader("tools/call", map[string]any{"name": "write_tool"}), 403, forbidden, as.stepUp("studies:write"))
@@ -302,7 +302,7 @@ func TestAuthMissingScopeIs403StepUpInBothEras(t *testing.T) {
 
 			// With the scope, the same calls succeed.
 			var res mcptest.ToolResult
-			if resp := writer("tools/call", map[string]any{"name": "write_tool"}); resp.Decode(&res) != nil || len(res.Content) != 1 || res.Content[0].Text != "write tool used by writer" {
+			if resp := writer("tools/call", map[string]any{"name": "write_tool"}); resp.Decode(&res) != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "write tool used by writer" {
 				t.Errorf("writer calls write_tool: HTTP %d %s %+v", resp.Status, resp.Result, resp.Error)
 			}
 			if resp := reader("resources/read", map[string]any{"uri": "app://read/7"}); resp.Error != nil || resp.Status != http.StatusOK {
@@ -322,21 +322,21 @@ func TestAuthScopesComposeWithConnectAllowList(t *testing.T) {
 	unknownStatus := map[bool]int{false: http.StatusOK, true: http.StatusBadRequest}
 	for _, era := range authEras {
 		t.Run(era.name, func(t *testing.T) {
-			full := as.caller(t, era.modern, basic("basic-full", "studies:read studies:write"))
-			bare := as.caller(t, era.modern, basic("basic-bare", ""))
-			if got := authSeen(t, full, era.modern).tools; !slices.Equal(got, []string{"open_tool", "read_tool"}) {
+			full := as.caller(t, era.stateless, basic("basic-full", "studies:read studies:write"))
+			bare := as.caller(t, era.stateless, basic("basic-bare", ""))
+			if got := authSeen(t, full, era.stateless).tools; !slices.Equal(got, []string{"open_tool", "read_tool"}) {
 				t.Errorf("basic plan with both scopes sees %v, want [open_tool read_tool]", got)
 			}
-			if got := authSeen(t, bare, era.modern).tools; !slices.Equal(got, []string{"open_tool"}) {
+			if got := authSeen(t, bare, era.stateless).tools; !slices.Equal(got, []string{"open_tool"}) {
 				t.Errorf("basic plan without scopes sees %v, want [open_tool]", got)
 			}
-			authRefusal(t, "write_tool outside the plan", full("tools/call", map[string]any{"name": "write_tool"}), unknownStatus[era.modern], jsonrpc.CodeInvalidParams, "")
+			authRefusal(t, "write_tool outside the plan", full("tools/call", map[string]any{"name": "write_tool"}), unknownStatus[era.stateless], jsonrpc.CodeInvalidParams, "")
 			authRefusal(t, "read_tool in the plan without its scope", bare("tools/call", map[string]any{"name": "read_tool"}), 403, specter.CodeForbidden, as.stepUp("studies:read"))
 		})
 	}
 }
 
-func TestAuthPolicyHidingMakesModernListsPrivate(t *testing.T) {
+func TestAuthPolicyHidingMakesStatelessListsPrivate(t *testing.T) {
 	// Without authentication the caller is anonymous: only a policy that
 	// hides something makes the answer depend on the caller.
 	r := specter.NewRouter("t", "1", quiet)
@@ -347,12 +347,12 @@ func TestAuthPolicyHidingMakesModernListsPrivate(t *testing.T) {
 	r.Prompt("open_prompt", func(specter.Params, *specter.Request, *specter.Context) specter.Result { return specter.Reply("hi") },
 		specter.Description("Open"))
 	e := newEnv(t, r)
-	c := mcptest.NewModernClient(e.srv.URL + "/mcp")
+	c := mcptest.NewStatelessClient(e.srv.URL + "/mcp")
 	c.HTTP = e.srv.Client()
-	c.OnMessage = (&modernChecker{t: t, count: &e.checked}).observe
+	c.OnMessage = (&statelessChecker{t: t, count: &e.checked}).observe
 	for method, want := range map[string]string{"tools/list": mcp.CachePrivate, "prompts/list": mcp.CachePublic} {
 		resp, err := c.Call(ctx(t), method, nil)
-		var base mcptest.ModernResult
+		var base mcptest.StatelessResult
 		if err != nil || resp.Decode(&base) != nil || base.CacheScope != want {
 			t.Errorf("anonymous %s: %+v %v; want cacheScope %q", method, resp, err, want)
 		}
@@ -449,7 +449,7 @@ func TestAuthResourceUpdatedSkipsCallersWhoseScopesHideIt(t *testing.T) {
 	t.Run("2026-07-28", func(t *testing.T) {
 		var nexts []authNext
 		for _, tok := range []string{as.token(t, "reader", "studies:read"), as.token(t, "nobody", "")} {
-			s, err := as.modern(t, tok).Listen(ctx(t), mcp.SubscriptionFilter{ResourceSubscriptions: uris})
+			s, err := as.stateless(t, tok).Listen(ctx(t), mcp.SubscriptionFilter{ResourceSubscriptions: uris})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -535,7 +535,7 @@ func TestAuthMetadataAndChallenges(t *testing.T) {
 			header     http.Header
 		}{
 			{"2025-11-25", authInitialize, tc.header},
-			{"2026-07-28", authModernDiscover, authModernHeader(tc.header)},
+			{"2026-07-28", authStatelessDiscover, authStatelessHeader(tc.header)},
 		} {
 			resp, body := as.post(t, "", era.header, strings.NewReader(era.body))
 			if resp.StatusCode != tc.status || resp.Header.Get("WWW-Authenticate") != tc.challenge {
@@ -565,14 +565,14 @@ func TestAuthRouterChallengesFollowTheAuthConfig(t *testing.T) {
 	for _, era := range authEras {
 		t.Run(era.name, func(t *testing.T) {
 			body, header := authInitialize, banned
-			if era.modern {
-				body, header = authModernDiscover, authModernHeader(banned)
+			if era.stateless {
+				body, header = authStatelessDiscover, authStatelessHeader(banned)
 			}
 			resp, raw := as.post(t, "", header, strings.NewReader(body))
 			if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != refused {
 				t.Errorf("connect refuses: status %d, WWW-Authenticate\n got %q\nwant %q (%.200s)", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), refused, raw)
 			}
-			reader := as.caller(t, era.modern, as.token(t, "reader", "studies:read"))
+			reader := as.caller(t, era.stateless, as.token(t, "reader", "studies:read"))
 			authRefusal(t, "reader calls write_tool", reader("tools/call", map[string]any{"name": "write_tool"}), 403, specter.CodeForbidden, as.stepUp("studies:write"))
 		})
 	}

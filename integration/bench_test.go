@@ -69,14 +69,14 @@ func benchToolsCall(b *testing.B, r *specter.Router) {
 	}
 }
 
-// BenchmarkToolsCallModern is BenchmarkToolsCall on the 2026-07-28 wire:
+// BenchmarkToolsCallStateless is BenchmarkToolsCall on the 2026-07-28 wire:
 // no session; each request carries its _meta and the headers that mirror
 // it.
-func BenchmarkToolsCallModern(b *testing.B) {
+func BenchmarkToolsCallStateless(b *testing.B) {
 	r := benchRouter(nil)
 	srv, _ := mcptest.NewServer(b, r.Handler(), "/mcp")
 	defer r.Shutdown(context.Background())
-	mr := mcptest.NewModernClient(srv.URL+"/mcp").Request("tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}})
+	mr := mcptest.NewStatelessClient(srv.URL+"/mcp").Request("tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}})
 	body, err := mr.Body()
 	if err != nil {
 		b.Fatal(err)

@@ -20,15 +20,15 @@ type taskView struct {
 	Result        json.RawMessage            `json:"result"`
 }
 
-func modernTaskClient(n *node) *mcptest.ModernClient {
-	c := mcptest.NewModernClient(n.url)
+func statelessTaskClient(n *node) *mcptest.StatelessClient {
+	c := mcptest.NewStatelessClient(n.url)
 	c.HTTP = n.srv.Client()
 	c.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{},
-		Extensions: map[string]json.RawMessage{specter.TasksExtension: json.RawMessage(`{}`)}}
+		Extensions: map[string]json.RawMessage{mcp.ExtensionTasks: json.RawMessage(`{}`)}}
 	return c
 }
 
-func callTask(t *testing.T, c *mcptest.ModernClient, method string, p map[string]any) *taskView {
+func callTask(t *testing.T, c *mcptest.StatelessClient, method string, p map[string]any) *taskView {
 	t.Helper()
 	resp, err := c.Call(ctx(t), method, p)
 	if err != nil || resp.Error != nil {
@@ -42,7 +42,7 @@ func callTask(t *testing.T, c *mcptest.ModernClient, method string, p map[string
 }
 
 // pollUntil polls tasks/get through c until the task has status.
-func pollUntil(t *testing.T, c *mcptest.ModernClient, id, status string) *taskView {
+func pollUntil(t *testing.T, c *mcptest.StatelessClient, id, status string) *taskView {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
@@ -71,7 +71,7 @@ func TestClusterTasksOnAnyNode(t *testing.T) {
 			})
 		}, specter.Description("Runs until cancelled"), specter.Tasks(specter.TaskRequired))
 	})
-	a, b := modernTaskClient(nodes[0]), modernTaskClient(nodes[1])
+	a, b := statelessTaskClient(nodes[0]), statelessTaskClient(nodes[1])
 
 	started := callTask(t, a, "tools/call", map[string]any{"name": "confirm_delete", "arguments": map[string]any{"filename": "x.txt"}})
 	if started.TaskID == "" || started.Status != "working" {

@@ -151,7 +151,7 @@ func testEchoV5GroupMiddlewareAndStreaming(t *testing.T) {
 
 	// The 2026-07-28 wire: a streamed call and a listen stream.
 	after.Store(0)
-	m := mcptest.NewModernClient(srv.URL + "/mcp")
+	m := mcptest.NewStatelessClient(srv.URL + "/mcp")
 	m.HTTP = srv.Client()
 	if _, resp, err := m.CallTool(ctx(t), "test_tool_with_progress", nil, mcptest.ProgressToken(1)); err != nil || !resp.Streamed || len(resp.Notifications) != 3 {
 		t.Fatalf("2026-07-28 streamed through Echo v5: %+v %v", resp, err)

@@ -40,7 +40,7 @@ const fanoutURI = "test://static-text"
 func BenchmarkNotifyResourceUpdated(b *testing.B) {
 	b.Run("listen-10000", func(b *testing.B) {
 		benchFanout(b, func(url string) [][]byte {
-			c := mcptest.NewModernClient(url)
+			c := mcptest.NewStatelessClient(url)
 			r := c.Request(mcp.MethodSubscriptionsListen, map[string]any{
 				"notifications": mcp.SubscriptionFilter{ResourceSubscriptions: []string{fanoutURI}}})
 			raw := rawPost(b, url, r.Header, r)
@@ -138,7 +138,7 @@ func benchFanout(b *testing.B, streams func(url string) [][]byte) {
 }
 
 // rawPost renders a POST of r with its headers as HTTP/1.1 bytes.
-func rawPost(b *testing.B, url string, h http.Header, r *mcptest.ModernRequest) []byte {
+func rawPost(b *testing.B, url string, h http.Header, r *mcptest.StatelessRequest) []byte {
 	body, err := r.Body()
 	if err != nil {
 		b.Fatal(err)

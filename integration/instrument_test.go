@@ -45,7 +45,7 @@ func TestInstrumentReportsRequestsAndWork(t *testing.T) {
 	c := e.newClient(nil)
 	c.OnRequest = legacyAnswers("Ada")
 	e.session(c, "2025-11-25")
-	m := e.modern()
+	m := e.stateless()
 	take := func() []string {
 		mu.Lock()
 		defer mu.Unlock()

@@ -1,5 +1,7 @@
 package integration
 
+//lint:file-ignore SA1019 the interop tests exercise the go-sdk's sampling, logging and roots, deprecated on 2026-07-28 but still served
+
 import (
 	"bytes"
 	"context"
@@ -565,7 +567,7 @@ func testInteropGoSDKSession(t *testing.T) {
 
 func testInteropGoSDKStateless(t *testing.T) {
 	var count atomic.Int64
-	k := &modernChecker{t: t, count: &count}
+	k := &statelessChecker{t: t, count: &count}
 	h := newSDKHarness(t, k.observe)
 	want := referenceTools(t, h.e)
 	h.wire.reset()

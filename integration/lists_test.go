@@ -259,7 +259,7 @@ func TestValueWrapping(t *testing.T) {
 		}
 	}
 	res, _, _ := c.CallTool(ctx(t), "content", nil)
-	if res.Content[0].Type != "resource_link" || res.Content[0].URI != "app://x" {
+	if res.Content[0].ContentType() != "resource_link" || res.Content[0].(*mcp.ResourceLink).URI != "app://x" {
 		t.Errorf("content: %+v", res.Content)
 	}
 	// 2025-03-26 knows no structuredContent.

@@ -179,7 +179,7 @@ func ctx(t testing.TB) context.Context {
 func text(t testing.TB, res *mcptest.ToolResult) string {
 	t.Helper()
 	for _, c := range res.Content {
-		if c.Type == "text" {
+		if c, ok := c.(*mcp.TextContent); ok {
 			return c.Text
 		}
 	}

@@ -158,8 +158,8 @@ func TestMiddlewareDeniesACallInBothEras(t *testing.T) {
 	if !errors.As(err, &je) || je.Code != specter.CodeForbidden || !strings.Contains(je.Message, "needs an admin") {
 		t.Fatalf("session: %v %+v", err, resp)
 	}
-	modern := e.modern()
-	mresp := callTool(t, modern, "drop_table", map[string]any{"table": "users"}, nil)
+	stateless := e.stateless()
+	mresp := callTool(t, stateless, "drop_table", map[string]any{"table": "users"}, nil)
 	if mresp.Error == nil || mresp.Error.Code != specter.CodeForbidden {
 		t.Fatalf("2026-07-28: %+v %s", mresp.Error, mresp.Result)
 	}
@@ -172,8 +172,8 @@ func TestMiddlewareDeniesACallInBothEras(t *testing.T) {
 	if err != nil || text(t, res) != "dropped users" {
 		t.Fatalf("admin in a session: %v", err)
 	}
-	modern.Header.Set("X-Role", "admin")
-	if got := toolText(t, callTool(t, modern, "drop_table", map[string]any{"table": "users"}, nil)); got != "dropped users" {
+	stateless.Header.Set("X-Role", "admin")
+	if got := toolText(t, callTool(t, stateless, "drop_table", map[string]any{"table": "users"}, nil)); got != "dropped users" {
 		t.Fatalf("admin on 2026-07-28: %q", got)
 	}
 	if ran.Load() != 2 {
@@ -216,7 +216,7 @@ func TestMiddlewareSeesNoReplyBeforeItsWork(t *testing.T) {
 	if got := tr.take(); !slices.Equal(got, want) {
 		t.Errorf("session order %v, want %v", got, want)
 	}
-	if got := toolText(t, callTool(t, e.modern(), "slow", nil, nil)); got != "slow done [timed]" {
+	if got := toolText(t, callTool(t, e.stateless(), "slow", nil, nil)); got != "slow done [timed]" {
 		t.Fatalf("2026-07-28: %q", got)
 	}
 	if got := tr.take(); !slices.Equal(got, want) {
@@ -256,7 +256,7 @@ func TestMiddlewareRunsOnEveryMRTRRound(t *testing.T) {
 	}
 
 	rounds.Store(0)
-	m := e.modern()
+	m := e.stateless()
 	round1 := inputRequired(t, callTool(t, m, "ask", nil, nil))
 	key := keys(round1)[0]
 	got := toolText(t, callTool(t, m, "ask", nil, map[string]any{

@@ -81,7 +81,7 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 			defer client.CloseIdleConnections()
 
 			goroutines := runtime.NumGoroutine()
-			mallory := capsClient(srv, "X-User", "mallory")
+			mallory := quotaClient(srv, "X-User", "mallory")
 			mallory.HTTP = client
 			mallory.Capabilities.Elicitation = &mcp.ElicitationCapability{}
 			bodies := make([][]byte, calls)
@@ -140,7 +140,7 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 					break
 				}
 			}
-			bob := capsClient(srv, "X-User", "bob")
+			bob := quotaClient(srv, "X-User", "bob")
 			if resp := initialize(t, bob); resp.Status != http.StatusOK {
 				t.Fatalf("bob's initialize while the attack runs: HTTP %d %s", resp.Status, resp.Body)
 			}

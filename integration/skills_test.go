@@ -31,7 +31,7 @@ const (
 
 // listSkills pages through skills/list and returns the entries and the
 // number of pages, failing on a repeated cursor or a split entry.
-func listSkills(t *testing.T, c *mcptest.ModernClient) ([]mcp.Skill, int) {
+func listSkills(t *testing.T, c *mcptest.StatelessClient) ([]mcp.Skill, int) {
 	t.Helper()
 	var all []mcp.Skill
 	seen := map[string]bool{}
@@ -69,9 +69,9 @@ func listSkills(t *testing.T, c *mcptest.ModernClient) ([]mcp.Skill, int) {
 	return nil, 0
 }
 
-// readModern reads a resource on the 2026-07-28 wire and returns its
+// readStateless reads a resource on the 2026-07-28 wire and returns its
 // bytes and MIME type.
-func readModern(t *testing.T, c *mcptest.ModernClient, uri string) ([]byte, string) {
+func readStateless(t *testing.T, c *mcptest.StatelessClient, uri string) ([]byte, string) {
 	t.Helper()
 	var res mcp.ReadResourceResult
 	complete(t, call(t, c, "resources/read", map[string]any{"uri": uri}), &res)
@@ -100,10 +100,10 @@ func contentBytes(t *testing.T, uri string, res mcp.ReadResourceResult) ([]byte,
 
 // checkDigests reads every file of a skill entry and compares it with the
 // entry's digest and size.
-func checkDigests(t *testing.T, c *mcptest.ModernClient, s mcp.Skill) {
+func checkDigests(t *testing.T, c *mcptest.StatelessClient, s mcp.Skill) {
 	t.Helper()
 	for _, r := range s.Resources {
-		data, _ := readModern(t, c, r.URI)
+		data, _ := readStateless(t, c, r.URI)
 		sum := sha256.Sum256(data)
 		if want := "sha256:" + hex.EncodeToString(sum[:]); r.Digest != want || r.Size != int64(len(data)) {
 			t.Errorf("%s: entry digest %s size %d; served %d bytes with digest %s", r.URI, r.Digest, r.Size, len(data), want)
@@ -113,7 +113,7 @@ func checkDigests(t *testing.T, c *mcptest.ModernClient, s mcp.Skill) {
 
 // readDirectory reads a directory on the 2026-07-28 wire, every page, and
 // checks each child against the schema's Resource.
-func readDirectory(t *testing.T, c *mcptest.ModernClient, uri string) []mcp.Resource {
+func readDirectory(t *testing.T, c *mcptest.StatelessClient, uri string) []mcp.Resource {
 	t.Helper()
 	v, err := wire.Load(mcp.Version20260728)
 	if err != nil {
@@ -158,13 +158,13 @@ func names(rs []mcp.Resource) []string {
 	return out
 }
 
-func TestSkillsModern(t *testing.T) {
+func TestSkillsStateless(t *testing.T) {
 	e := newEnv(t, nil)
-	c := e.modern()
+	c := e.stateless()
 
 	var d mcp.DiscoverResult
 	complete(t, call(t, c, "server/discover", nil), &d)
-	if got := string(d.Capabilities.Extensions[specter.SkillsExtension]); got != `{"directoryRead":true}` {
+	if got := string(d.Capabilities.Extensions[mcp.ExtensionSkills]); got != `{"directoryRead":true}` {
 		t.Errorf("skills extension declared as %q", got)
 	}
 	if d.Capabilities.Resources == nil {
@@ -183,7 +183,7 @@ func TestSkillsModern(t *testing.T) {
 
 	// The entry's frontmatter is the file's, every key, as a client's
 	// YAML reader sees it.
-	md, mimeType := readModern(t, c, pdfSkill)
+	md, mimeType := readStateless(t, c, pdfSkill)
 	if mimeType != "text/markdown" {
 		t.Errorf("SKILL.md served as %q", mimeType)
 	}
@@ -307,7 +307,7 @@ func TestSkillsPaginateWholeEntries(t *testing.T) {
 		r.Skill(skillDir(fmt.Sprintf("skill-%d", i), map[string]string{"a.md": "a", "b.md": "b", "logo.png": "\x89PNG\r\n\x1a\n"}))
 	}
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	skills, pages := listSkills(t, c)
 	if pages != 3 || len(skills) != 3 {
 		t.Fatalf("%d skills on %d pages, want one a page", len(skills), pages)
@@ -318,7 +318,7 @@ func TestSkillsPaginateWholeEntries(t *testing.T) {
 		}
 		checkDigests(t, c, s)
 	}
-	if _, mimeType := readModern(t, c, "skill://skill-1/logo.png"); mimeType != "image/png" {
+	if _, mimeType := readStateless(t, c, "skill://skill-1/logo.png"); mimeType != "image/png" {
 		t.Errorf("logo.png served as %q", mimeType)
 	}
 	if got, want := names(readDirectory(t, c, "skill://skill-2")), []string{"SKILL.md=text/markdown", "a.md=text/markdown", "b.md=text/markdown", "logo.png=image/png"}; !reflect.DeepEqual(got, want) {
@@ -348,7 +348,7 @@ func hiddenSkills() *specter.Router {
 
 func TestSkillsHiddenLookUnknown(t *testing.T) {
 	e := newEnv(t, hiddenSkills())
-	listed := func(c *mcptest.ModernClient) []string {
+	listed := func(c *mcptest.StatelessClient) []string {
 		var uris []string
 		skills, _ := listSkills(t, c)
 		for _, s := range skills {
@@ -356,14 +356,14 @@ func TestSkillsHiddenLookUnknown(t *testing.T) {
 		}
 		return uris
 	}
-	unknown := func(c *mcptest.ModernClient, method, uri string) {
+	unknown := func(c *mcptest.StatelessClient, method, uri string) {
 		t.Helper()
 		r := c.Request(method, map[string]any{"uri": uri})
 		wantError(t, send(t, c, r), r.ID, http.StatusBadRequest, jsonrpc.CodeInvalidParams)
 	}
 
 	t.Run("scopes", func(t *testing.T) {
-		c := e.modern()
+		c := e.stateless()
 		if got := listed(c); !reflect.DeepEqual(got, []string{"skill://open/SKILL.md", "skill://other/SKILL.md"}) {
 			t.Errorf("listed %v without the scope", got)
 		}
@@ -384,24 +384,24 @@ func TestSkillsHiddenLookUnknown(t *testing.T) {
 			t.Errorf("listed %v with the scope", got)
 		}
 		complete(t, call(t, c, "skills/get", map[string]any{"uri": "skill://secret/SKILL.md"}), nil)
-		if data, _ := readModern(t, c, "skill://secret/ref/a.md"); string(data) != "a" {
+		if data, _ := readStateless(t, c, "skill://secret/ref/a.md"); string(data) != "a" {
 			t.Errorf("read %q", data)
 		}
 	})
 
 	t.Run("allow-list", func(t *testing.T) {
-		c := e.modern()
+		c := e.stateless()
 		c.Header.Set("X-Allow", "skill://open/SKILL.md")
 		if got := listed(c); !reflect.DeepEqual(got, []string{"skill://open/SKILL.md"}) {
 			t.Errorf("listed %v", got)
 		}
 		var d mcp.DiscoverResult
-		if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[specter.SkillsExtension] == nil {
+		if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[mcp.ExtensionSkills] == nil {
 			t.Error("the extension is the server's, whatever one caller may see")
 		}
 		// The SKILL.md URI allows every file of the skill.
 		complete(t, call(t, c, "skills/get", map[string]any{"uri": "skill://open/SKILL.md"}), nil)
-		readModern(t, c, "skill://open/ref/a.md")
+		readStateless(t, c, "skill://open/ref/a.md")
 		readDirectory(t, c, "skill://open/ref")
 		unknown(c, "skills/get", "skill://other/SKILL.md")
 		unknown(c, "resources/directory/read", "skill://other")
@@ -426,10 +426,10 @@ func TestSkillsUndeclaredWithoutSkills(t *testing.T) {
 		return specter.Reply("x")
 	}, specter.Description("A resource"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	var d mcp.DiscoverResult
-	if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[specter.SkillsExtension] != nil {
-		t.Errorf("a server without skills declares the extension: %s", d.Capabilities.Extensions[specter.SkillsExtension])
+	if complete(t, call(t, c, "server/discover", nil), &d); d.Capabilities.Extensions[mcp.ExtensionSkills] != nil {
+		t.Errorf("a server without skills declares the extension: %s", d.Capabilities.Extensions[mcp.ExtensionSkills])
 	}
 	for _, method := range []string{"skills/list", "skills/get", "resources/directory/read"} {
 		r := c.Request(method, map[string]any{"uri": "skill://x/SKILL.md"})

@@ -1,5 +1,7 @@
 package integration
 
+//lint:file-ignore SA1019 the interop tests exercise the go-sdk's sampling, logging and roots, deprecated on 2026-07-28 but still served
+
 import (
 	"context"
 	"fmt"

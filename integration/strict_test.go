@@ -7,6 +7,7 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/jsonrpc"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
 )
 
@@ -37,7 +38,7 @@ func TestParamsThatParsersReadDifferentlyAreRefused(t *testing.T) {
 	}
 	e := newEnv(t, strictRouter())
 	sess := e.session(nil, "2025-11-25")
-	modern := e.modern()
+	stateless := e.stateless()
 	for _, tc := range cases {
 		t.Run("session: "+tc.name, func(t *testing.T) {
 			resp, _ := sess.Call(ctx(t), "tools/call", tc.params)
@@ -46,7 +47,7 @@ func TestParamsThatParsersReadDifferentlyAreRefused(t *testing.T) {
 			}
 		})
 		t.Run("2026-07-28: "+tc.name, func(t *testing.T) {
-			resp := send(t, modern, modern.Request("tools/call", tc.params))
+			resp := send(t, stateless, stateless.Request("tools/call", tc.params))
 			je := wantError(t, resp, resp.ID, http.StatusBadRequest, jsonrpc.CodeInvalidParams)
 			if !strings.Contains(je.Message, tc.want) {
 				t.Fatalf("message %q does not name %s", je.Message, tc.want)
@@ -87,7 +88,7 @@ func TestMirroredHeaderCannotBeOutvotedByACaseVariant(t *testing.T) {
 		return specter.Reply("deployed to " + d.Region)
 	}, specter.Description("Deploys"))
 	e := newEnv(t, r)
-	c := e.modern()
+	c := e.stateless()
 	req := c.Request("tools/call", map[string]any{"name": "deploy", "arguments": map[string]any{"region": "us-west", "REGION": "us-east"}})
 	req.Header.Set("Mcp-Param-Region", "us-west")
 	var res mcptest.ToolResult
@@ -97,7 +98,7 @@ func TestMirroredHeaderCannotBeOutvotedByACaseVariant(t *testing.T) {
 		t.Fatalf("the handler ran with region %q", got)
 	default:
 	}
-	if !res.IsError || !strings.Contains(res.Content[0].Text, `"REGION"`) {
+	if !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, `"REGION"`) {
 		t.Fatalf("the model reads %+v", res)
 	}
 }

@@ -26,7 +26,7 @@ func TestVersionsPinned(t *testing.T) {
 		}
 		// A 2026-07-28 probe is answered as a session-only server does, so
 		// that the client falls back to initialize.
-		mc := mcptest.NewModernClient(e.srv.URL + "/mcp")
+		mc := mcptest.NewStatelessClient(e.srv.URL + "/mcp")
 		mc.HTTP = e.srv.Client()
 		resp, err := mc.Call(ctx(t), mcp.MethodDiscover, nil)
 		if err != nil {
@@ -42,7 +42,7 @@ func TestVersionsPinned(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "Unsupported protocol version") || e.r.Sessions() != 0 {
 			t.Fatalf("initialize on a stateless-only server: %v, %d sessions", err, e.r.Sessions())
 		}
-		mc := mcptest.NewModernClient(e.srv.URL + "/mcp")
+		mc := mcptest.NewStatelessClient(e.srv.URL + "/mcp")
 		mc.HTTP = e.srv.Client()
 		resp, err := mc.Call(ctx(t), mcp.MethodDiscover, nil)
 		if err != nil {

@@ -2,11 +2,13 @@ package jsonrpc
 
 import (
 	"encoding/json"
+	"slices"
 )
 
 // AppendResult appends the response {"jsonrpc":"2.0","id":id,"result":result}
 // to dst. result must be valid JSON.
 func AppendResult(dst []byte, id ID, result json.RawMessage) []byte {
+	dst = slices.Grow(dst, len(`{"jsonrpc":"2.0","id":null,"result":}`)+len(id)+len(result))
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = appendID(dst, id)
 	dst = append(dst, `,"result":`...)

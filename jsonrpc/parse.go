@@ -6,8 +6,6 @@ import (
 	"errors"
 	"unicode/utf8"
 
-	"github.com/specter-mcp/specter/internal/jsonvalue"
-
 	"github.com/specter-mcp/specter/internal/jsonscan"
 )
 
@@ -91,7 +89,7 @@ func decodeOne(b []byte) (*Message, *Error) {
 // encoding/json (ok false), whose errors say what is wrong. What the
 // message keeps is copied, so that it never aliases the body.
 func decodePlain(b []byte) (m *Message, ok bool) {
-	if !jsonvalue.Valid(b) {
+	if !jsonscan.Valid(b) {
 		return nil, false
 	}
 	o, isObject := jsonscan.Members(b)

@@ -21,7 +21,8 @@ type ElicitResult struct {
 // SamplingMessage is one message of a sampling conversation.
 type SamplingMessage struct {
 	Role    Role            `json:"role"`
-	Content json.RawMessage `json:"content"`
+	Content SamplingContent `json:"content"`
+	Meta    Meta            `json:"_meta,omitempty"`
 }
 
 // ModelHint names a model family a server would like.
@@ -52,9 +53,10 @@ type CreateMessageParams struct {
 // CreateMessageResult is the client LLM's answer.
 type CreateMessageResult struct {
 	Role       Role            `json:"role"`
-	Content    json.RawMessage `json:"content"`
+	Content    SamplingContent `json:"content"`
 	Model      string          `json:"model"`
 	StopReason string          `json:"stopReason,omitempty"`
+	Meta       Meta            `json:"_meta,omitempty"`
 }
 
 // Root is a directory or file the client exposes.

@@ -1,7 +1,8 @@
 package mcp
 
 // Content is a piece of tool or prompt output: *TextContent, *ImageContent,
-// *AudioContent, *ResourceLink or *EmbeddedResource.
+// *AudioContent, *ResourceLink or *EmbeddedResource; in sampling also
+// *ToolUseContent and *ToolResultContent (see SamplingContent).
 type Content interface {
 	// ContentType returns the value of the "type" field.
 	ContentType() string

@@ -6,7 +6,8 @@ import (
 )
 
 // UnmarshalContent decodes one content item by its "type": text, image,
-// audio, resource_link or resource.
+// audio, resource_link or resource, and the tool_use and tool_result of
+// sampling.
 func UnmarshalContent(b []byte) (Content, error) {
 	var head struct {
 		Type string `json:"type"`
@@ -26,6 +27,10 @@ func UnmarshalContent(b []byte) (Content, error) {
 		c = &ResourceLink{}
 	case "resource":
 		c = &EmbeddedResource{}
+	case "tool_use":
+		c = &ToolUseContent{}
+	case "tool_result":
+		c = &ToolResultContent{}
 	default:
 		return nil, fmt.Errorf("mcp: unknown content type %q", head.Type)
 	}

@@ -26,6 +26,7 @@ const (
 	MethodElicit                 = "elicitation/create"
 	MethodSample                 = "sampling/createMessage"
 	MethodListRoots              = "roots/list"
+	NotificationRootsChanged     = "notifications/roots/list_changed"
 	MethodDiscover               = "server/discover"
 	MethodSubscriptionsListen    = "subscriptions/listen"
 	NotificationSubscriptionsAck = "notifications/subscriptions/acknowledged"

@@ -25,14 +25,15 @@ const (
 )
 
 // Task is a task of the tasks extension: the CreateTaskResult that stands
-// for a request's result, and the result of tasks/get.
+// for a request's result, and the result of tasks/get. A server sends its
+// times and poll interval always.
 type Task struct {
 	TaskID         string `json:"taskId"`
 	Status         string `json:"status"`
 	StatusMessage  string `json:"statusMessage,omitempty"`
-	CreatedAt      string `json:"createdAt,omitempty"`
-	LastUpdatedAt  string `json:"lastUpdatedAt,omitempty"`
-	PollIntervalMs int64  `json:"pollIntervalMs,omitempty"`
+	CreatedAt      string `json:"createdAt"`
+	LastUpdatedAt  string `json:"lastUpdatedAt"`
+	PollIntervalMs int64  `json:"pollIntervalMs"`
 	// InputRequests are the questions of an input_required task, answered
 	// with tasks/update.
 	InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`

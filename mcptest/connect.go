@@ -13,7 +13,7 @@ import (
 // serves, in process: no port, the era negotiated as a real client would
 // (opts.Version pins one), server requests answered by opts' handlers. It
 // is closed when the test ends. Use it to test an app as its users' clients
-// see it; use Client and ModernClient to control the wire itself.
+// see it; use Client and StatelessClient to control the wire itself.
 func Connect(t testing.TB, h http.Handler, opts *client.Options) *client.Client {
 	t.Helper()
 	c, err := client.Connect(context.Background(), client.InMemory(h), opts)

@@ -4,7 +4,7 @@
 // a loopback port; Client is a real session-era client (initialize,
 // Mcp-Session-Id) over Streamable HTTP that reads JSON and SSE answers,
 // answers server-to-client requests, and opens and resumes streams; and
-// ModernClient speaks the stateless 2026-07-28 wire (per-request _meta,
+// StatelessClient speaks the stateless 2026-07-28 wire (per-request _meta,
 // standard headers, input_required retries, subscriptions/listen). Both
 // show every message they receive to an observer, for example a JSON
 // Schema check, and both offer the MCP methods of Caller with the same

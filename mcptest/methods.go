@@ -8,7 +8,7 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// Caller is what Client (session era) and ModernClient (2026-07-28) both
+// Caller is what Client (session era) and StatelessClient (2026-07-28) both
 // offer, with the same result types, so that one test can run against
 // either era. Each method returns a JSON-RPC error as its error (a
 // *jsonrpc.Error); the list methods return the first page.
@@ -24,40 +24,40 @@ type Caller interface {
 
 var (
 	_ Caller = (*Client)(nil)
-	_ Caller = (*ModernClient)(nil)
+	_ Caller = (*StatelessClient)(nil)
 )
 
-// Content is one content item of a result, decoded loosely.
-type Content struct {
-	Type     string                `json:"type"`
-	Text     string                `json:"text,omitempty"`
-	Data     string                `json:"data,omitempty"`
-	MIMEType string                `json:"mimeType,omitempty"`
-	URI      string                `json:"uri,omitempty"`
-	Resource *mcp.ResourceContents `json:"resource,omitempty"`
-}
-
-// ToolResult is a tools/call result as a client decodes it. Its
-// ModernResult fields are set only on the 2026-07-28 wire; an
-// input_required result has no content, and is retried with Retry.
+// ToolResult is a tools/call result as a client decodes it: the
+// mcp.CallToolResult, and on the 2026-07-28 wire what every result shares
+// and what an input_required result adds (it has no content, and is
+// retried with Retry).
 type ToolResult struct {
-	Content           []Content       `json:"content"`
-	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
-	IsError           bool            `json:"isError,omitempty"`
-	ModernResult
+	mcp.CallToolResult
+	StatelessResult
 }
 
-// PromptMessage is one message of a prompts/get result.
-type PromptMessage struct {
-	Role    mcp.Role `json:"role"`
-	Content Content  `json:"content"`
+// UnmarshalJSON decodes both halves of a result.
+func (r *ToolResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &r.CallToolResult); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &r.StatelessResult)
 }
 
-// PromptResult is a prompts/get result as a client decodes it.
+// PromptResult is a prompts/get result as a client decodes it: the
+// mcp.GetPromptResult, and the StatelessResult fields of the 2026-07-28
+// wire.
 type PromptResult struct {
-	Description string          `json:"description,omitempty"`
-	Messages    []PromptMessage `json:"messages"`
-	ModernResult
+	mcp.GetPromptResult
+	StatelessResult
+}
+
+// UnmarshalJSON decodes both halves of a result.
+func (r *PromptResult) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &r.GetPromptResult); err != nil {
+		return err
+	}
+	return json.Unmarshal(b, &r.StatelessResult)
 }
 
 // CallOption adds to the params of the tools/call that CallTool sends.
@@ -204,38 +204,38 @@ func (c *Client) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 }
 
 // ListTools returns the first page of tools/list.
-func (c *ModernClient) ListTools(ctx context.Context) ([]mcp.Tool, error) {
+func (c *StatelessClient) ListTools(ctx context.Context) ([]mcp.Tool, error) {
 	return listTools(ctx, c.Call)
 }
 
 // CallTool calls a tool and decodes its result; opts add _meta (a
 // progress token) or other params, such as Retry for an input_required
 // result.
-func (c *ModernClient) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*ToolResult, *Response, error) {
+func (c *StatelessClient) CallTool(ctx context.Context, name string, args any, opts ...CallOption) (*ToolResult, *Response, error) {
 	return callTool(ctx, c.Call, name, args, opts)
 }
 
 // ListPrompts returns the first page of prompts/list.
-func (c *ModernClient) ListPrompts(ctx context.Context) ([]mcp.Prompt, error) {
+func (c *StatelessClient) ListPrompts(ctx context.Context) ([]mcp.Prompt, error) {
 	return listPrompts(ctx, c.Call)
 }
 
 // GetPrompt gets a prompt with args.
-func (c *ModernClient) GetPrompt(ctx context.Context, name string, args map[string]string) (*PromptResult, *Response, error) {
+func (c *StatelessClient) GetPrompt(ctx context.Context, name string, args map[string]string) (*PromptResult, *Response, error) {
 	return getPrompt(ctx, c.Call, name, args)
 }
 
 // ListResources returns the first page of resources/list.
-func (c *ModernClient) ListResources(ctx context.Context) ([]mcp.Resource, error) {
+func (c *StatelessClient) ListResources(ctx context.Context) ([]mcp.Resource, error) {
 	return listResources(ctx, c.Call)
 }
 
 // ListResourceTemplates returns the first page of resources/templates/list.
-func (c *ModernClient) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
+func (c *StatelessClient) ListResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
 	return listResourceTemplates(ctx, c.Call)
 }
 
 // ReadResource reads the resource at uri.
-func (c *ModernClient) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, *Response, error) {
+func (c *StatelessClient) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, *Response, error) {
 	return readResource(ctx, c.Call, uri)
 }

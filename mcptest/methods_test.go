@@ -55,13 +55,13 @@ func eras(t *testing.T, srv interface{ Client() *http.Client }, c *Client) map[s
 	if _, err := c.Initialize(context.Background(), mcp.LatestSessionVersion); err != nil {
 		t.Fatal(err)
 	}
-	m := NewModernClient(c.URL)
+	m := NewStatelessClient(c.URL)
 	m.HTTP, m.Header = srv.Client(), c.Header.Clone()
 	return map[string]Caller{"session": c, "2026-07-28": m}
 }
 
 // Both clients give the same answers, in the same types, to the same
-// calls; only the 2026-07-28 fields of ModernResult differ.
+// calls; only the 2026-07-28 fields of StatelessResult differ.
 func TestCallerErasAgree(t *testing.T) {
 	srv, c := NewServer(t, catalogRouter(t).Handler(), "/mcp")
 	ctx := context.Background()
@@ -72,7 +72,7 @@ func TestCallerErasAgree(t *testing.T) {
 			t.Fatalf("%s: tools/list %v %v", era, tools, err)
 		}
 		res, _, err := cl.CallTool(ctx, "echo", map[string]any{"text": "hi"})
-		if err != nil || len(res.Content) != 1 || res.Content[0].Text != "hi" {
+		if err != nil || len(res.Content) != 1 || res.Content[0].(*mcp.TextContent).Text != "hi" {
 			t.Fatalf("%s: tools/call %+v %v", era, res, err)
 		}
 		if _, _, err := cl.CallTool(ctx, "nope", nil); !errors.As(err, new(*jsonrpc.Error)) {
@@ -83,7 +83,7 @@ func TestCallerErasAgree(t *testing.T) {
 			t.Fatalf("%s: prompts/list %v %v", era, prompts, err)
 		}
 		prompt, _, err := cl.GetPrompt(ctx, "ask", map[string]string{"topic": "owls"})
-		if err != nil || len(prompt.Messages) != 1 || prompt.Messages[0].Content.Text != "Tell me about owls" {
+		if err != nil || len(prompt.Messages) != 1 || prompt.Messages[0].Content.(*mcp.TextContent).Text != "Tell me about owls" {
 			t.Fatalf("%s: prompts/get %+v %v", era, prompt, err)
 		}
 		resources, err := cl.ListResources(ctx)
@@ -98,7 +98,7 @@ func TestCallerErasAgree(t *testing.T) {
 		if err != nil || len(read.Contents) != 1 || read.Contents[0].Text == nil || *read.Contents[0].Text != "item 7" {
 			t.Fatalf("%s: resources/read %+v %v", era, read, err)
 		}
-		res.ModernResult, prompt.ModernResult, read.ResultBase = ModernResult{}, ModernResult{}, mcp.ResultBase{}
+		res.StatelessResult, prompt.StatelessResult, read.ResultBase = StatelessResult{}, StatelessResult{}, mcp.ResultBase{}
 		b, _ := json.Marshal([]any{tools, res, prompts, prompt, resources, templates, read})
 		got[era] = string(b)
 	}
@@ -113,7 +113,7 @@ func TestCallToolProgressToken(t *testing.T) {
 	srv, c := NewServer(t, catalogRouter(t).Handler(), "/mcp")
 	for era, cl := range eras(t, srv, c) {
 		res, resp, err := cl.CallTool(context.Background(), "count", nil, ProgressToken("p-1"))
-		if err != nil || res.Content[0].Text != "counted" {
+		if err != nil || res.Content[0].(*mcp.TextContent).Text != "counted" {
 			t.Fatalf("%s: %+v %v", era, res, err)
 		}
 		if len(resp.Notifications) != 3 {
@@ -167,7 +167,7 @@ func TestNewServerServesAnEchoApp(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		res, resp, err := cl.CallTool(ctx, "echo", map[string]any{"text": era})
 		cancel()
-		if err != nil || res.Content[0].Text != era || resp.Header.Get("X-App") != "yes" {
+		if err != nil || res.Content[0].(*mcp.TextContent).Text != era || resp.Header.Get("X-App") != "yes" {
 			t.Errorf("%s: %+v, X-App %q, %v", era, res, resp.Header.Get("X-App"), err)
 		}
 	}

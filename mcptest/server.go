@@ -12,7 +12,7 @@ import (
 // (such as "/mcp"). h is served as it is, on every path: a whole Echo app
 // with its middleware and well-known URLs, or a router's Handler. For a
 // 2026-07-28 client of the same endpoint use
-// NewModernClient(c.URL) with HTTP set to the server's Client().
+// NewStatelessClient(c.URL) with HTTP set to the server's Client().
 func NewServer(t testing.TB, h http.Handler, path string) (*httptest.Server, *Client) {
 	t.Helper()
 	if !strings.HasPrefix(path, "/") {

@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specter-mcp/specter/internal/budget"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -108,7 +108,7 @@ func RateLimitWithConfig(cfg RateLimitConfig) func(http.Handler) http.Handler {
 				tooMany(w, r, wait)
 				return
 			}
-			next.ServeHTTP(w, r.WithContext(budget.With(r.Context(), allowance{l, k})))
+			next.ServeHTTP(w, r.WithContext(reqctx.WithBudget(r.Context(), allowance{l, k})))
 		})
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/specter-mcp/specter/internal/budget"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -304,7 +304,7 @@ func TestRateLimitHandsOnItsBudget(t *testing.T) {
 	var waits []time.Duration
 	h := RateLimitWithConfig(RateLimitConfig{Rate: 2, Burst: 3, Now: clock.Now})(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		for range 3 {
-			ok, wait := budget.Take(r.Context())
+			ok, wait := reqctx.TakeBudget(r.Context())
 			taken, waits = append(taken, ok), append(waits, wait)
 		}
 	}))

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/rs/zerolog"
-	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/reqctx"
 )
 
 // Message is one MCP message as the request log reports it. The router
@@ -58,7 +58,7 @@ func RequestLogWithConfig(cfg RequestLogConfig) func(http.Handler) http.Handler 
 			rec.status = func() int { return sw.status }
 			// Deferred, so a request whose handler panics is still logged.
 			defer func() { rec.finish(time.Since(start)) }()
-			next.ServeHTTP(sw, r.WithContext(msglog.WithSink(r.Context(), rec)))
+			next.ServeHTTP(sw, r.WithContext(reqctx.WithSink(r.Context(), rec)))
 		})
 	}
 }
@@ -78,10 +78,10 @@ type recorder struct {
 // Note records an MCP message for the request log, if RequestLog is in
 // the chain; otherwise it does nothing. The router notes its messages
 // itself.
-func Note(ctx context.Context, m Message) { msglog.Note(ctx, msglog.Message(m)) }
+func Note(ctx context.Context, m Message) { reqctx.Note(ctx, reqctx.Message(m)) }
 
-// Note implements msglog.Sink.
-func (rec *recorder) Note(nm msglog.Message) {
+// Note implements reqctx.Sink.
+func (rec *recorder) Note(nm reqctx.Message) {
 	m := Message(nm)
 	rec.mu.Lock()
 	if !rec.done {

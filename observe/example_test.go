@@ -29,7 +29,7 @@ func ExampleCallback() {
 	defer srv.Close()
 	defer r.Shutdown(context.Background())
 
-	c := mcptest.NewModernClient(srv.URL)
+	c := mcptest.NewStatelessClient(srv.URL)
 	c.HTTP = srv.Client()
 	_, _, _ = c.CallTool(context.Background(), "ping", nil)
 	_, _, _ = c.CallTool(context.Background(), "pong", nil)

@@ -9,7 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/specter-mcp/specter/internal/jsonvalue"
+	"github.com/specter-mcp/specter/internal/jsonscan"
 )
 
 // New compiles declared parameters into a Schema. The error names every
@@ -288,7 +288,7 @@ func fieldInfo(n *node, kw *keywords) FieldInfo {
 
 // decodeValue decodes one JSON value, keeping numbers as json.Number.
 func decodeValue(data []byte) (any, error) {
-	if v, ok := jsonvalue.Decode(data); ok {
+	if v, ok := jsonscan.Decode(data); ok {
 		return v, nil
 	}
 	// Invalid JSON: encoding/json says what is wrong with it.

@@ -49,6 +49,7 @@ type Order struct {
 	IP       net.IP            `json:"ip"`
 	Count    int64             `json:"count,string"`
 	Notes    map[string]string `json:"-"`
+	//lint:ignore U1000 an unexported field, which the schema must leave out
 	internal int
 }
 

@@ -56,10 +56,10 @@ func TestEveryServerAnswers(t *testing.T) {
 			if _, err := x.do(); err != nil {
 				t.Fatalf("session-era tools/call: %v", err)
 			}
-			if s.modernPath == "" {
+			if s.statelessPath == "" {
 				return
 			}
-			x, err = newExchange(client, srv.URL+s.modernPath, modernHeader(), modernCallBody, http.StatusOK, wantText)
+			x, err = newExchange(client, srv.URL+s.statelessPath, statelessHeader(), statelessCallBody, http.StatusOK, wantText)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestExchangeRejectsWrongAnswers(t *testing.T) {
 			defer srv.Close()
 			client := newHTTPClient(1)
 			defer client.CloseIdleConnections()
-			x, err := newExchange(client, srv.URL, modernHeader(), modernCallBody, http.StatusOK, wantText)
+			x, err := newExchange(client, srv.URL, statelessHeader(), statelessCallBody, http.StatusOK, wantText)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,7 +113,7 @@ func TestRunPrintsTable(t *testing.T) {
 	}
 	var out, log bytes.Buffer
 	o := options{rounds: 1, round: 100 * time.Millisecond, minCPU: 20 * time.Millisecond, concurrency: 2, sessions: 20,
-		columns: []column{colSession, colModern, colCreate}}
+		columns: []column{colSession, colStateless, colCreate}}
 	if err := run(o, &out, &log); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
@@ -129,7 +129,7 @@ func TestRunPrintsTable(t *testing.T) {
 			t.Fatalf("no row for %s in\n%s", s.name, table)
 		}
 		want := 3 // the three CPU columns
-		if s.modernPath == "" {
+		if s.statelessPath == "" {
 			want--
 		}
 		if got := strings.Count(row, "µs ("); got != want {
@@ -142,9 +142,9 @@ func TestRunPrintsTable(t *testing.T) {
 }
 
 func TestParseColumns(t *testing.T) {
-	cols, err := parseColumns("modern, session")
-	if err != nil || len(cols) != 2 || cols[0] != colModern || cols[1] != colSession {
-		t.Errorf(`parseColumns("modern, session") = %v, %v`, cols, err)
+	cols, err := parseColumns("stateless, session")
+	if err != nil || len(cols) != 2 || cols[0] != colStateless || cols[1] != colSession {
+		t.Errorf(`parseColumns("stateless, session") = %v, %v`, cols, err)
 	}
 	if _, err := parseColumns("session,latency"); err == nil || !strings.Contains(err.Error(), `"latency"`) {
 		t.Errorf("an unknown column gave %v", err)

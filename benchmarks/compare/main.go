@@ -44,7 +44,7 @@ func main() {
 		redisURL = flag.String("redis", "", "with -serve: the Redis URL of the backplane")
 		profile  = flag.String("cpuprofile", "", "with -serve: write a CPU profile to this file; otherwise: a directory for one profile per server (<name>.pprof)")
 		only     = flag.String("only", "", "comma-separated servers to run (default all): "+serverNames())
-		cols     = flag.String("columns", "session,modern,create", "comma-separated columns to measure, e.g. modern alone to profile it")
+		cols     = flag.String("columns", "session,stateless,create", "comma-separated columns to measure, e.g. stateless alone to profile it")
 		o        options
 	)
 	flag.IntVar(&o.rounds, "rounds", 7, "interleaved rounds per column")

@@ -15,9 +15,9 @@ import (
 type column int
 
 const (
-	colSession column = iota // session-era tools/call
-	colModern                // 2026-07-28 tools/call
-	colCreate                // initialize + notifications/initialized
+	colSession   column = iota // session-era tools/call
+	colStateless               // 2026-07-28 tools/call
+	colCreate                  // initialize + notifications/initialized
 	numColumns
 )
 
@@ -26,7 +26,7 @@ func (c column) String() string {
 }
 
 // columnFlags are the -columns names, in column order.
-var columnFlags = [numColumns]string{"session", "modern", "create"}
+var columnFlags = [numColumns]string{"session", "stateless", "create"}
 
 // parseColumns reads the -columns flag.
 func parseColumns(s string) ([]column, error) {
@@ -67,12 +67,12 @@ func workers(c *child, client *http.Client, col column, n int) ([]func() error, 
 			}
 			steps[i] = func() error { _, err := x.do(); return err }
 		}
-	case colModern:
-		if c.srv.modernPath == "" {
+	case colStateless:
+		if c.srv.statelessPath == "" {
 			return nil, nil
 		}
 		for i := range steps {
-			x, err := newExchange(client, c.url(c.srv.modernPath), modernHeader(), modernCallBody, http.StatusOK, wantText)
+			x, err := newExchange(client, c.url(c.srv.statelessPath), statelessHeader(), statelessCallBody, http.StatusOK, wantText)
 			if err != nil {
 				return nil, err
 			}

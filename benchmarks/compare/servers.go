@@ -26,9 +26,9 @@ type server struct {
 	// build returns the child's handler and a function releasing what it
 	// holds. redisURL is set for servers that need Redis.
 	build func(redisURL string) (http.Handler, func(), error)
-	// sessionPath serves the session era (2025-11-25); modernPath serves
+	// sessionPath serves the session era (2025-11-25); statelessPath serves
 	// 2026-07-28, "" when the server does not speak it.
-	sessionPath, modernPath string
+	sessionPath, statelessPath string
 	// sessions reports whether initialize opens a session (and a GET
 	// stream can be held on it); the bare baseline opens none.
 	sessions bool
@@ -40,17 +40,17 @@ type server struct {
 // every multiple is of its CPU per request.
 var servers = []server{
 	{name: "echo", label: "bare Echo JSON handler (baseline)", build: buildBareEcho,
-		sessionPath: "/mcp", modernPath: "/mcp"},
+		sessionPath: "/mcp", statelessPath: "/mcp"},
 	{name: "specter", label: "Specter, in memory", build: buildSpecter,
-		sessionPath: "/mcp", modernPath: "/mcp", sessions: true},
+		sessionPath: "/mcp", statelessPath: "/mcp", sessions: true},
 	{name: "specter-redis", label: "Specter, sessions on Redis", build: buildSpecter,
-		sessionPath: "/mcp", modernPath: "/mcp", sessions: true, redis: true,
+		sessionPath: "/mcp", statelessPath: "/mcp", sessions: true, redis: true,
 		note: "Specter on Redis: its memory cells count the Specter process only, the session records live in redis-server"},
 	{name: "mcp-go", label: "mcp-go v1.2.1", build: buildMCPGo,
-		sessionPath: "/mcp", modernPath: "/mcp", sessions: true,
+		sessionPath: "/mcp", statelessPath: "/mcp", sessions: true,
 		note: "mcp-go runs with stateful sessions (WithStateful): its default keeps no session at all"},
 	{name: "go-sdk", label: "official go-sdk v1.8.0", build: buildGoSDK,
-		sessionPath: "/mcp", modernPath: "/stateless", sessions: true,
+		sessionPath: "/mcp", statelessPath: "/stateless", sessions: true,
 		note: "the official go-sdk serves 2026-07-28 only in its stateless mode: its 2026-07-28 cell is that mode"},
 	{name: "go-sdk-stateless", label: "official go-sdk v1.8.0, stateless mode", build: buildGoSDK,
 		sessionPath: "/stateless",
@@ -126,7 +126,7 @@ func buildBareEcho(string) (http.Handler, func(), error) {
 }
 
 // buildSpecter mounts a router with the greet tool on an Echo app, as a
-// user would. One client opens every session here, so the per-caller caps
+// user would. One client opens every session here, so the per-caller quotas
 // are off; the rest are defaults.
 func buildSpecter(redisURL string) (http.Handler, func(), error) {
 	opts := []specter.RouterOption{

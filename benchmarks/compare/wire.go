@@ -14,17 +14,17 @@ import (
 
 // The exact bytes every server is sent. The session era's tools/call
 // carries no _meta; the 2026-07-28 one carries the per-request _meta and
-// its headers (see modernHeader).
+// its headers (see statelessHeader).
 const (
-	sessionVersion = "2025-11-25"
-	modernVersion  = "2026-07-28"
+	sessionVersion   = "2025-11-25"
+	statelessVersion = "2026-07-28"
 )
 
 var (
-	initializeBody  = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"compare","version":"1.0.0"}}}`)
-	initializedBody = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	sessionCallBody = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`)
-	modernCallBody  = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	initializeBody    = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"compare","version":"1.0.0"}}}`)
+	initializedBody   = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	sessionCallBody   = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`)
+	statelessCallBody = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
 
 	wantText = []byte(`Hello, Ada!`)
 )
@@ -47,9 +47,9 @@ func sessionHeader(id string) http.Header {
 	return h
 }
 
-func modernHeader() http.Header {
+func statelessHeader() http.Header {
 	h := postHeader()
-	h.Set("Mcp-Protocol-Version", modernVersion)
+	h.Set("Mcp-Protocol-Version", statelessVersion)
 	h.Set("Mcp-Method", "tools/call")
 	h.Set("Mcp-Name", "greet")
 	return h

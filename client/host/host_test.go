@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/client/host"
+	"github.com/specter-mcp/specter/gateway"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
 )
@@ -136,7 +137,7 @@ func TestHost(t *testing.T) {
 			gw.RemoveTool("count")
 			gw.RemovePrompt("brief")
 			gw.RemoveResource("app://gateway/readme")
-			if err := h.Mount(ctx, gw); err != nil {
+			if err := gateway.Mount(ctx, h, gw); err != nil {
 				t.Fatal(err)
 			}
 			gc, err := client.Connect(ctx, client.InMemory(gw.Handler()), nil)

@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/client/host"
+	"github.com/specter-mcp/specter/gateway"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -91,7 +92,7 @@ func TestEndlessPagination(t *testing.T) {
 	}
 	gw := specter.NewRouter("gateway", "1.0.0", specter.Logger(zerolog.Nop()))
 	t.Cleanup(func() { _ = gw.Shutdown(context.Background()) })
-	err = h.Mount(t.Context(), gw)
+	err = gateway.Mount(t.Context(), h, gw)
 	if err == nil || !strings.Contains(err.Error(), "more than 1000 pages") {
 		t.Errorf("mount: %v, want the page bound", err)
 	}
@@ -143,7 +144,7 @@ func TestListChangedStorm(t *testing.T) {
 	}
 	gw := specter.NewRouter("gateway", "1.0.0", specter.Logger(zerolog.Nop()))
 	t.Cleanup(func() { _ = gw.Shutdown(context.Background()) })
-	if err := h.Mount(t.Context(), gw); err != nil {
+	if err := gateway.Mount(t.Context(), h, gw); err != nil {
 		t.Fatal(err)
 	}
 	for range storm {

@@ -17,6 +17,9 @@
 // private_key_jwt), a JWT bearer assertion (workload identity) or
 // enterprise-managed authorization (token exchange, then JWT bearer).
 // Tokens can be bound to a key with DPoP (RFC 9449), nonces included.
+// A Store (FileStore for command-line tools) keeps tokens per issuer and
+// resource, and dynamic registrations per issuer, from one run to the
+// next.
 //
 // What an MCP server says is not trusted further than its own origin:
 // resource metadata is read from that origin only (unless

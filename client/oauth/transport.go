@@ -53,7 +53,8 @@ type Config struct {
 	CheckServer func(ctx context.Context, mcpServer, target *url.URL) error
 
 	// OfflineAccess asks for the offline_access scope, and so for refresh
-	// tokens, from authorization servers that list it.
+	// tokens, from authorization servers that list it, with
+	// prompt=consent, without which OpenID providers drop the scope.
 	OfflineAccess bool
 	// MaxStepUps bounds the re-authorizations for more scope (403
 	// insufficient_scope) of one request; default 2.
@@ -67,6 +68,12 @@ type Config struct {
 	// authorization. Nil uses the authorization code grant. A grant is
 	// used only with the issuers it names.
 	Grant Grant
+
+	// Store keeps tokens and dynamic registrations beyond the
+	// Transport's life, such as a FileStore for a command-line tool: a
+	// held token is used (or refreshed) instead of a new authorization,
+	// and one the server refuses is replaced. Nil keeps them in memory.
+	Store Store
 }
 
 // Transport is an http.RoundTripper that authorizes requests to MCP
@@ -102,6 +109,7 @@ type grantState struct {
 	scopes   []string
 	meta     *ServerMetadata
 	client   *Client
+	issuer   string
 	resource string
 }
 
@@ -172,7 +180,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	ctx := req.Context()
 	key := resourceKey(req.URL)
-	var refreshed, reauthorized, nonceRetried bool
+	var refreshed, reauthorized, nonceRetried, storeTried bool
 	stepUps := 0
 	for {
 		t.mu.Lock()
@@ -223,10 +231,14 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 					continue
 				}
 			}
-			reauthorized = true
-			if err := t.authorize(ctx, req.URL, ch, nil); err != nil {
+			// A token from the store that the server refuses is
+			// replaced by a new authorization.
+			stored, err := t.authorize(ctx, req.URL, ch, nil, !storeTried)
+			if err != nil {
 				return nil, err
 			}
+			storeTried = true
+			reauthorized = !stored
 		case http.StatusForbidden:
 			ch := ParseChallenge(res.Header.Get("WWW-Authenticate"))
 			if ch.Error != "insufficient_scope" || stepUps >= t.cfg.MaxStepUps {
@@ -243,7 +255,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 					scopes = append(scopes, s)
 				}
 			}
-			if err := t.authorize(ctx, req.URL, ch, scopes); err != nil {
+			if _, err := t.authorize(ctx, req.URL, ch, scopes, false); err != nil {
 				return nil, err
 			}
 		default:
@@ -316,39 +328,41 @@ type Request struct {
 	Scopes []string
 }
 
-// authorize obtains a token for the server at server.
-func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge, scopes []string) error {
+// authorize obtains a token for the server at server: from the Store
+// when fromStore and it holds a usable one (stored is then true), else
+// from the authorization server.
+func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge, scopes []string, fromStore bool) (stored bool, err error) {
 	t.authMu.Lock()
 	defer t.authMu.Unlock()
 	hc := t.http()
 	prm, err := discoverResource(ctx, hc, server, ch, t.cfg.AllowCrossOriginMetadata)
 	if err != nil {
-		return err
+		return false, err
 	}
 	origin := server.Scheme + "://" + server.Host
 	issuer, resource := origin, resourceKey(server)
 	if prm != nil {
 		if len(prm.AuthorizationServers) == 0 {
-			return errors.New("oauth: the protected resource metadata names no authorization server")
+			return false, errors.New("oauth: the protected resource metadata names no authorization server")
 		}
 		issuer, resource = prm.AuthorizationServers[0], prm.Resource
 	}
 	if t.cfg.Grant != nil {
 		// Before the authorization server is even asked for its metadata.
 		if err := grantFor(t.cfg.Grant, issuer); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := t.checkServer(ctx, server, issuer); err != nil {
-		return err
+		return false, err
 	}
 	meta, err := discoverServer(ctx, hc, issuer)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if meta == nil {
 		if prm != nil {
-			return fmt.Errorf("oauth: authorization server %s publishes no metadata", issuer)
+			return false, fmt.Errorf("oauth: authorization server %s publishes no metadata", issuer)
 		}
 		// 2025-03-26: no metadata anywhere; the endpoints are at fixed
 		// paths of the server's origin.
@@ -358,11 +372,11 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 			CodeChallengeMethodsSupported: []string{"S256"},
 		}
 		if err := meta.check(); err != nil {
-			return err
+			return false, err
 		}
 	}
 	if err := t.checkServer(ctx, server, meta.AuthorizationEndpoint, meta.TokenEndpoint, meta.RegistrationEndpoint); err != nil {
-		return err
+		return false, err
 	}
 	if scopes == nil {
 		switch {
@@ -372,7 +386,18 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 			scopes = slices.Clone(prm.ScopesSupported)
 		}
 	}
-	g := &grantState{meta: meta, resource: resource, scopes: scopes}
+	if fromStore && t.cfg.Store != nil {
+		g, err := t.stored(ctx, meta, issuer, resource)
+		if err != nil || g != nil {
+			if g != nil {
+				t.mu.Lock()
+				t.grants[resourceKey(server)] = g
+				t.mu.Unlock()
+			}
+			return g != nil, err
+		}
+	}
+	g := &grantState{meta: meta, issuer: issuer, resource: resource, scopes: scopes}
 	req := &Request{Server: meta, Resource: resource, Scopes: scopes}
 	if t.cfg.Grant != nil {
 		g.token, err = t.cfg.Grant.token(ctx, t, req)
@@ -385,19 +410,63 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 		}
 	}
 	if err != nil {
-		return err
+		return false, err
 	}
 	t.mu.Lock()
 	t.grants[resourceKey(server)] = g
 	t.mu.Unlock()
-	return nil
+	return false, t.save(ctx, g)
 }
 
-// refresh renews a grant's token with its refresh token.
+// stored returns the grant the Store holds for resource from issuer, its
+// token refreshed if it has expired, or nil when there is none to use.
+func (t *Transport) stored(ctx context.Context, meta *ServerMetadata, issuer, resource string) (*grantState, error) {
+	tok, err := t.cfg.Store.LoadToken(ctx, issuer, resource)
+	if err != nil || tok == nil {
+		return nil, err
+	}
+	client, err := t.knownClient(ctx, issuer)
+	if err != nil {
+		return nil, err
+	}
+	g := &grantState{token: tok, scopes: strings.Fields(tok.Scope), meta: meta, client: client, issuer: issuer, resource: resource}
+	if !tok.expired() {
+		return g, nil
+	}
+	if tok.RefreshToken == "" || client == nil {
+		return nil, nil
+	}
+	if g, err = t.renew(ctx, g); err != nil {
+		return nil, nil // refused: authorize anew
+	}
+	return g, t.save(ctx, g)
+}
+
+// save keeps a grant's token in the Store, if there is one.
+func (t *Transport) save(ctx context.Context, g *grantState) error {
+	if t.cfg.Store == nil || g.issuer == "" {
+		return nil
+	}
+	return t.cfg.Store.SaveToken(ctx, g.issuer, g.resource, g.token)
+}
+
+// refresh renews a grant's token with its refresh token, and keeps it.
 func (t *Transport) refresh(ctx context.Context, key string, g *grantState) error {
+	ng, err := t.renew(ctx, g)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.grants[key] = ng
+	t.mu.Unlock()
+	return t.save(ctx, ng)
+}
+
+// renew returns g with a token obtained with its refresh token.
+func (t *Transport) renew(ctx context.Context, g *grantState) (*grantState, error) {
 	client := g.client
 	if client == nil {
-		return errors.New("oauth: no client to refresh with")
+		return nil, errors.New("oauth: no client to refresh with")
 	}
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {g.token.RefreshToken}}
 	if g.resource != "" {
@@ -405,17 +474,14 @@ func (t *Transport) refresh(ctx context.Context, key string, g *grantState) erro
 	}
 	tok, err := t.tokenRequest(ctx, g.meta, client, form)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if tok.RefreshToken == "" {
 		tok.RefreshToken = g.token.RefreshToken
 	}
 	ng := *g
 	ng.token = tok
-	t.mu.Lock()
-	t.grants[key] = &ng
-	t.mu.Unlock()
-	return nil
+	return &ng, nil
 }
 
 // forget drops the grant held for key, unless another took its place.
@@ -432,14 +498,9 @@ func (t *Transport) forget(key string, g *grantState) {
 // dynamic registration. Registrations are never carried from one
 // authorization server to another.
 func (t *Transport) client(ctx context.Context, meta *ServerMetadata, issuer string) (*Client, error) {
-	if c, ok := t.cfg.Clients[issuer]; ok {
-		return &c, nil
-	}
-	t.mu.Lock()
-	c := t.clients[issuer]
-	t.mu.Unlock()
-	if c != nil {
-		return c, nil
+	c, err := t.knownClient(ctx, issuer)
+	if c != nil || err != nil {
+		return c, err
 	}
 	switch {
 	case meta.ClientIDMetadataDocumentSupported && t.cfg.ClientMetadataURL != "":
@@ -455,7 +516,34 @@ func (t *Transport) client(ctx context.Context, meta *ServerMetadata, issuer str
 	t.mu.Lock()
 	t.clients[issuer] = c
 	t.mu.Unlock()
+	if t.cfg.Store != nil && c.ID != t.cfg.ClientMetadataURL {
+		if err := t.cfg.Store.SaveClient(ctx, issuer, c); err != nil {
+			return nil, err
+		}
+	}
 	return c, nil
+}
+
+// knownClient returns the client's registration with issuer that needs
+// no registering: pre-registered, held from before, or in the Store; nil
+// when there is none.
+func (t *Transport) knownClient(ctx context.Context, issuer string) (*Client, error) {
+	if c, ok := t.cfg.Clients[issuer]; ok {
+		return &c, nil
+	}
+	t.mu.Lock()
+	c := t.clients[issuer]
+	t.mu.Unlock()
+	if c != nil || t.cfg.Store == nil {
+		return c, nil
+	}
+	c, err := t.cfg.Store.LoadClient(ctx, issuer)
+	if c != nil {
+		t.mu.Lock()
+		t.clients[issuer] = c
+		t.mu.Unlock()
+	}
+	return c, err
 }
 
 // register registers the client dynamically (RFC 7591).
@@ -549,6 +637,11 @@ func (t *Transport) authorizationCode(ctx context.Context, r *Request, client *C
 	}
 	if len(r.Scopes) > 0 {
 		q.Set("scope", strings.Join(r.Scopes, " "))
+	}
+	if slices.Contains(r.Scopes, "offline_access") {
+		// OpenID Connect Core §11: offline_access is ignored unless the
+		// request asks for consent; OAuth servers ignore the parameter.
+		q.Set("prompt", "consent")
 	}
 	sep := "?"
 	if strings.Contains(meta.AuthorizationEndpoint, "?") {

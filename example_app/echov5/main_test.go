@@ -8,6 +8,7 @@ import (
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
 
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
 )
 
@@ -26,14 +27,14 @@ func TestGreetThroughEchoV5InBothEras(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, _, err := c.CallTool(context.Background(), "greet", map[string]any{"name": "Ada"})
-	if err != nil || len(res.Content) == 0 || res.Content[0].Text != "Hello, Ada, from acme!" {
+	if err != nil || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != "Hello, Ada, from acme!" {
 		t.Fatalf("session: %+v %v", res, err)
 	}
 
-	m := mcptest.NewModernClient(srv.URL + "/mcp")
+	m := mcptest.NewStatelessClient(srv.URL + "/mcp")
 	m.HTTP = srv.Client()
 	res, _, err = m.CallTool(context.Background(), "greet", map[string]any{"name": "Ada"})
-	if err != nil || len(res.Content) == 0 || res.Content[0].Text != "Hello, Ada, from the default tenant!" {
+	if err != nil || len(res.Content) == 0 || res.Content[0].(*mcp.TextContent).Text != "Hello, Ada, from the default tenant!" {
 		t.Fatalf("2026-07-28: %+v %v", res, err)
 	}
 }

@@ -2,7 +2,8 @@
 // the names it is allowed (an allow-list, or everything) and the names
 // hidden from it (a deny-list). One check answers for lists, calls,
 // reads, completion and notifications alike. Scopes and policies, which
-// a declaration sets, are checked here too.
+// a declaration sets, are checked here too, and so are the quotas that
+// keep one caller from holding all of a shared pool.
 package access
 
 import "github.com/specter-mcp/specter/principal"

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/specter-mcp/specter/internal/skills"
 	"github.com/specter-mcp/specter/internal/uripattern"
@@ -211,16 +210,4 @@ func (c *Catalog[E]) SkillFor(uri string) (E, bool) {
 	}
 	var zero E
 	return zero, false
-}
-
-// Prefixed returns the values that start with typed, ignoring case, in
-// their order: the completions of a fixed list (an enum, or Values).
-func Prefixed(values []string, typed string) []string {
-	out := make([]string, 0, len(values))
-	for _, s := range values {
-		if len(s) >= len(typed) && strings.EqualFold(s[:len(typed)], typed) {
-			out = append(out, s)
-		}
-	}
-	return out
 }

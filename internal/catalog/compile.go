@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/uripattern"
 	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/params"
@@ -55,8 +55,8 @@ type Spec struct {
 // Compiled is what Compile builds, once per declaration.
 type Compiled struct {
 	Schema   *params.Schema
-	Pattern  *uripattern.Pattern  // a resource's
-	Headers  []modern.ParamHeader // a tool's params mirrored into Mcp-Param-* headers
+	Pattern  *uripattern.Pattern     // a resource's
+	Headers  []stateless.ParamHeader // a tool's params mirrored into Mcp-Param-* headers
 	Tool     *mcp.Tool
 	Prompt   *mcp.Prompt
 	Resource *mcp.Resource // a fixed URI
@@ -107,11 +107,12 @@ func Compile(s *Spec) (*Compiled, error) {
 
 func (c *Compiled) tool(s *Spec) error {
 	if !toolName.MatchString(s.Name) {
+		//lint:ignore ST1005 the final dot is one of the characters the message lists
 		return fmt.Errorf("tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
 	}
 	for _, f := range c.Schema.Fields() {
 		if f.Header != "" {
-			c.Headers = append(c.Headers, modern.ParamHeader{Param: f.Name, Header: f.Header})
+			c.Headers = append(c.Headers, stateless.ParamHeader{Param: f.Name, Header: f.Header})
 		}
 	}
 	if s.OutputSchema != nil {
@@ -163,6 +164,7 @@ func (c *Compiled) resource(s *Spec) error {
 	}
 	if !pat.IsTemplate() {
 		if s.Listed {
+			//lint:ignore ST1005 the message starts with the name of the option it is about (specter.List)
 			return fmt.Errorf("List applies to resource templates, not to a fixed URI")
 		}
 		c.Resource = &mcp.Resource{URI: pat.Template(), Name: name, Title: s.Title, Description: s.Description,

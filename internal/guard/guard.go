@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
-	"sync"
 	"time"
 )
 
@@ -62,17 +61,4 @@ func Within[R any](ctx context.Context, d time.Duration, f func(context.Context)
 	}
 	var zero R
 	return zero, false
-}
-
-// Wait waits for wg, or for ctx to end first, whose error it returns then.
-// The work goes on either way.
-func Wait(ctx context.Context, wg *sync.WaitGroup) error {
-	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -75,19 +74,5 @@ func TestErr(t *testing.T) {
 	}
 	if err := Err(func() error { return nil }); err != nil {
 		t.Errorf("no error: %v", err)
-	}
-}
-
-func TestWait(t *testing.T) {
-	var wg sync.WaitGroup
-	wg.Add(1)
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if err := Wait(ctx, &wg); !errors.Is(err, context.Canceled) {
-		t.Errorf("Wait with work left and ctx ended: %v, want context.Canceled", err)
-	}
-	wg.Done()
-	if err := Wait(context.Background(), &wg); err != nil {
-		t.Errorf("Wait with the work done: %v", err)
 	}
 }

@@ -116,8 +116,12 @@ func loopbackBind(r *http.Request) bool {
 
 func hostname(hostport string) string {
 	h := strings.ToLower(hostport)
-	if host, _, err := net.SplitHostPort(h); err == nil {
-		return strings.Trim(host, "[]")
+	// Only a port after the last "]" is worth splitting off: without one,
+	// SplitHostPort would build an error for every request.
+	if strings.LastIndexByte(h, ':') > strings.LastIndexByte(h, ']') {
+		if host, _, err := net.SplitHostPort(h); err == nil {
+			return strings.Trim(host, "[]")
+		}
 	}
 	return strings.Trim(h, "[]")
 }

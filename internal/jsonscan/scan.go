@@ -1,12 +1,14 @@
-// Package jsonscan walks the members of JSON objects and the elements of
-// JSON arrays in JSON text, without decoding the values.
+// Package jsonscan reads JSON text without reflection: it walks the
+// members of JSON objects and the elements of JSON arrays without
+// decoding the values, and it checks and decodes values into what
+// encoding/json gives an `any` (see Decode).
 //
-// It serves the strict checks that look for keys two decoders would read
+// The walk serves the strict checks that look for keys two decoders would read
 // differently (a key given twice, a key that differs from a declared name
 // only in case): those checks need the text, since a decoded map or struct
 // has already picked one of the readings.
 //
-// The scanner trusts its input to be valid JSON; callers check that first
+// The walk trusts its input to be valid JSON; callers check that first
 // (encoding/json does, before it decodes anything). On invalid input it
 // still terminates and never panics, but what it yields is unspecified.
 package jsonscan

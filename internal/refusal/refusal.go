@@ -67,8 +67,8 @@ var (
 	Internal           = New(http.StatusInternalServerError, jsonrpc.CodeInternalError, "Internal error")
 
 	// 2026-07-28 takes one request per POST and no responses.
-	ModernBatch    = New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version %s takes one message per POST, not a batch", mcp.Version20260728)
-	ModernResponse = New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: in protocol version %s clients send no responses; answer input requests by retrying the request", mcp.Version20260728)
+	StatelessBatch    = New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version %s takes one message per POST, not a batch", mcp.Version20260728)
+	StatelessResponse = New(http.StatusBadRequest, jsonrpc.CodeInvalidRequest, "Invalid Request: in protocol version %s clients send no responses; answer input requests by retrying the request", mcp.Version20260728)
 )
 
 // BodyTooLarge refuses a body over limit bytes.
@@ -104,9 +104,9 @@ func InvalidParams(err error) *Error {
 	return New(http.StatusBadRequest, jsonrpc.CodeInvalidParams, "Invalid params: %s", jsonrpc.DescribeParams(err))
 }
 
-// UnsupportedModernVersion refuses a 2026-07-28-style request for a
+// UnsupportedStatelessVersion refuses a 2026-07-28-style request for a
 // revision the server does not serve statelessly.
-func UnsupportedModernVersion(requested string, supported []string) *Error {
+func UnsupportedStatelessVersion(requested string, supported []string) *Error {
 	return BadRequest(jsonrpc.Errorf(jsonrpc.CodeUnsupportedVersion, "Unsupported protocol version %q", requested).
 		WithData(map[string]any{"supported": supported, "requested": requested}))
 }

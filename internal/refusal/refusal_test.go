@@ -31,8 +31,8 @@ func TestRefusals(t *testing.T) {
 		{"TooManySessions", TooManySessions, 503, jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later"},
 		{"StorageUnavailable", StorageUnavailable, 503, jsonrpc.CodeInternalError, "Service Unavailable: session storage is unreachable; retry shortly"},
 		{"Internal", Internal, 500, jsonrpc.CodeInternalError, "Internal error"},
-		{"ModernBatch", ModernBatch, 400, jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version 2026-07-28 takes one message per POST, not a batch"},
-		{"ModernResponse", ModernResponse, 400, jsonrpc.CodeInvalidRequest, "Invalid Request: in protocol version 2026-07-28 clients send no responses; answer input requests by retrying the request"},
+		{"StatelessBatch", StatelessBatch, 400, jsonrpc.CodeInvalidRequest, "Invalid Request: protocol version 2026-07-28 takes one message per POST, not a batch"},
+		{"StatelessResponse", StatelessResponse, 400, jsonrpc.CodeInvalidRequest, "Invalid Request: in protocol version 2026-07-28 clients send no responses; answer input requests by retrying the request"},
 		{"BodyTooLarge", BodyTooLarge(4096), 413, jsonrpc.CodeInvalidRequest, "Request Entity Too Large: the body exceeds 4096 bytes"},
 		{"UnsupportedVersion", UnsupportedVersion("1999"), 400, jsonrpc.CodeInvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "1999"; supported: 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05`},
 		{"BatchNotSupported", BatchNotSupported("2025-06-18"), 400, jsonrpc.CodeInvalidRequest, "Invalid Request: JSON-RPC batches are not supported in protocol version 2025-06-18"},
@@ -56,8 +56,8 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-func TestUnsupportedModernVersion(t *testing.T) {
-	e := UnsupportedModernVersion("2030-01-01", []string{"2026-07-28"})
+func TestUnsupportedStatelessVersion(t *testing.T) {
+	e := UnsupportedStatelessVersion("2030-01-01", []string{"2026-07-28"})
 	if e.Status != 400 || e.RPC.Code != jsonrpc.CodeUnsupportedVersion || e.RPC.Message != `Unsupported protocol version "2030-01-01"` {
 		t.Errorf("%d %d %q", e.Status, e.RPC.Code, e.RPC.Message)
 	}

@@ -2,7 +2,8 @@
 // the live things that cannot be shared (requests running here, server
 // requests waiting here, streams produced here, a GET stream attached
 // here) and a cached copy of the session record the backplane shares
-// between nodes.
+// between nodes; and, as a Cluster, how a node finds, keeps and ends
+// sessions that every node of a deployment shares.
 package session
 
 import (
@@ -117,6 +118,10 @@ func (s *Session) Client() mcp.Implementation { return s.client }
 
 // Capabilities returns the client's capabilities.
 func (s *Session) Capabilities() mcp.ClientCapabilities { return s.caps }
+
+// ClientCapabilities points at the capabilities the client declared, for
+// reading without a copy; nobody writes them after the session starts.
+func (s *Session) ClientCapabilities() *mcp.ClientCapabilities { return &s.caps }
 
 // Context is cancelled when this node's side of the session ends.
 func (s *Session) Context() context.Context { return s.ctx }

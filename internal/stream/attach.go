@@ -60,16 +60,19 @@ func (s *Stream) takeJSON(gen uint64) ([]event, int, bool) {
 }
 
 func writeJSON(w http.ResponseWriter, status int, evs []event, batch bool) {
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
 	if status == 0 {
 		status = http.StatusOK
 	}
 	if !batch && len(evs) == 1 {
-		w.Header().Set("Content-Length", strconv.Itoa(len(evs[0].data)))
+		// Both values in one allocation; the keys are canonical.
+		v := []string{"application/json", strconv.Itoa(len(evs[0].data))}
+		h["Content-Type"], h["Content-Length"] = v[:1:1], v[1:]
 		w.WriteHeader(status)
 		_, _ = w.Write(evs[0].data)
 		return
 	}
+	h.Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	b := make([]byte, 0, 256)
 	b = append(b, '[')

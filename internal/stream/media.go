@@ -7,6 +7,9 @@ import (
 
 // IsMediaType reports whether a Content-Type header names want.
 func IsMediaType(header, want string) bool {
+	if strings.EqualFold(header, want) {
+		return true // the usual case, without the map of parameters ParseMediaType makes
+	}
 	mt, _, err := mime.ParseMediaType(header)
 	return err == nil && strings.EqualFold(mt, want)
 }

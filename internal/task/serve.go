@@ -8,15 +8,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
-
-// Extension is the identifier of the tasks extension of the 2026-07-28
-// wire (SEP-2663).
-const Extension = modern.TasksExtension
 
 // Support levels of a tool, as execution.taskSupport spells them.
 const (
@@ -26,18 +22,18 @@ const (
 
 // Refusal returns the error for a call of tool, whose task support is
 // support ("", Optional or Required), that does not fit whether the
-// request asks for a task (asked): on the 2026-07-28 wire (modern) a
+// request asks for a task (asked): on the 2026-07-28 wire (stateless) a
 // Required tool needs the extension (-32021); in a session a Required
 // tool needs a task-augmented call and any other refuses one (-32601), as
 // revision 2025-11-25 says. nil when the call fits.
-func Refusal(tool, support string, modern, asked bool) *jsonrpc.Error {
+func Refusal(tool, support string, stateless, asked bool) *jsonrpc.Error {
 	switch {
-	case modern && support == Required && !asked:
-		return jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: the %s extension", Extension).
-			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{Extension: struct{}{}}}})
-	case !modern && support == Required && !asked:
+	case stateless && support == Required && !asked:
+		return jsonrpc.Errorf(jsonrpc.CodeMissingCapability, "Missing required client capability: the %s extension", mcp.ExtensionTasks).
+			WithData(map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: struct{}{}}}})
+	case !stateless && support == Required && !asked:
 		return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: tool %q runs only as a task; call it with a task member", tool)
-	case !modern && support == "" && asked:
+	case !stateless && support == "" && asked:
 		return jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "Method not found: tool %q does not run as a task; call it without a task member", tool)
 	}
 	return nil
@@ -151,7 +147,7 @@ func (tt *Table) Answer(ctx context.Context, method, id, owner string) (json.Raw
 // ServeHTTP answers tasks/get, tasks/update and tasks/cancel (m, whose
 // params are p) of the 2026-07-28 wire, for owner, who must have declared
 // the extension. decorate adds what that wire puts on results.
-func (tt *Table) ServeHTTP(w http.ResponseWriter, m *jsonrpc.Message, p *modern.Params, owner string, declared bool, decorate func(any)) {
+func (tt *Table) ServeHTTP(w http.ResponseWriter, m *jsonrpc.Message, p *stateless.Params, owner string, declared bool, decorate func(any)) {
 	if e := Refusal("", Required, true, declared); e != nil {
 		refusal.Write(w, m.ID, refusal.BadRequest(e))
 		return

@@ -15,9 +15,9 @@ import (
 
 func TestRefusal(t *testing.T) {
 	tests := []struct {
-		support       string
-		modern, asked bool
-		want          int
+		support          string
+		stateless, asked bool
+		want             int
 	}{
 		{Required, true, false, jsonrpc.CodeMissingCapability},
 		{Required, true, true, 0},
@@ -30,9 +30,9 @@ func TestRefusal(t *testing.T) {
 		{"", true, true, 0},
 	}
 	for _, tt := range tests {
-		got := Refusal("job", tt.support, tt.modern, tt.asked)
+		got := Refusal("job", tt.support, tt.stateless, tt.asked)
 		if (got == nil && tt.want != 0) || (got != nil && got.Code != tt.want) {
-			t.Errorf("Refusal(%q, modern %v, asked %v) = %v; want code %d", tt.support, tt.modern, tt.asked, got, tt.want)
+			t.Errorf("Refusal(%q, stateless %v, asked %v) = %v; want code %d", tt.support, tt.stateless, tt.asked, got, tt.want)
 		}
 	}
 }

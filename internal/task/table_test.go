@@ -134,7 +134,7 @@ func TestTableDropsAndStopsExpiredTasks(t *testing.T) {
 func TestTableServe(t *testing.T) {
 	a, b := cluster(t)
 	tk, _ := add(t, a, "alice", time.Hour)
-	if v, refused := b.Serve(mcp.MethodTasksGet, tk.ID, "alice", nil); refused != nil || v.(*View).TaskID != tk.ID {
+	if v, refused := b.Serve(mcp.MethodTasksGet, tk.ID, "alice", nil); refused != nil || v.(*mcp.Task).TaskID != tk.ID {
 		t.Fatalf("tasks/get = %+v, %v; want the task's view", v, refused)
 	}
 	if v, refused := b.Serve(mcp.MethodTasksUpdate, tk.ID, "alice", nil); refused != nil || v == nil {

@@ -94,7 +94,7 @@ func TestTerminal(t *testing.T) {
 }
 
 // waitStatus polls the task until it reports status.
-func waitStatus(t *testing.T, tk *Task, status string) *View {
+func waitStatus(t *testing.T, tk *Task, status string) *mcp.Task {
 	t.Helper()
 	for range 5000 {
 		if v := tk.State().View(true); v.Status == status {

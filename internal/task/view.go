@@ -8,26 +8,12 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
-// View is a task on the 2026-07-28 wire: a CreateTaskResult, or the
-// result of tasks/get.
-type View struct {
-	TaskID         string                      `json:"taskId"`
-	Status         string                      `json:"status"`
-	CreatedAt      string                      `json:"createdAt"`
-	LastUpdatedAt  string                      `json:"lastUpdatedAt"`
-	PollIntervalMs int64                       `json:"pollIntervalMs"`
-	InputRequests  map[string]mcp.InputRequest `json:"inputRequests,omitempty"`
-	Result         json.RawMessage             `json:"result,omitempty"`
-	Error          *jsonrpc.Error              `json:"error,omitempty"`
-	mcp.ResultBase
-}
-
 // View returns the task on the 2026-07-28 wire. Without detail it is the
 // answer to the call that created the task (resultType "task"); with
 // detail it is the answer to tasks/get, carrying the open questions, the
 // result or the error.
-func (s *State) View(detailed bool) *View {
-	v := &View{TaskID: s.ID, Status: s.Status, CreatedAt: stamp(s.Created), LastUpdatedAt: stamp(s.Updated),
+func (s *State) View(detailed bool) *mcp.Task {
+	v := &mcp.Task{TaskID: s.ID, Status: s.Status, CreatedAt: stamp(s.Created), LastUpdatedAt: stamp(s.Updated),
 		PollIntervalMs: PollInterval.Milliseconds()}
 	ttl := s.TTL.Milliseconds()
 	v.TTLMs = &ttl

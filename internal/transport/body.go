@@ -15,12 +15,11 @@ import (
 // waiting for the rest of the body, and returns false.
 func (t *Transport[C]) readBody(w http.ResponseWriter, req *http.Request, buf *bytes.Buffer) bool {
 	rc := http.NewResponseController(w)
-	if t.cfg.BodyTimeout > 0 {
-		_ = rc.SetReadDeadline(time.Now().Add(t.cfg.BodyTimeout))
-	}
+	// A writer without deadlines answers each try with a new error: try once.
+	armed := t.cfg.BodyTimeout > 0 && rc.SetReadDeadline(time.Now().Add(t.cfg.BodyTimeout)) == nil
 	_, err := buf.ReadFrom(http.MaxBytesReader(w, req.Body, t.cfg.MaxBody))
 	if err == nil {
-		if t.cfg.BodyTimeout > 0 {
+		if armed {
 			// The answer may stream for hours on this connection.
 			// (net/http's HTTP/1 server clears the deadline itself once
 			// the body ends; other servers need not.)

@@ -8,9 +8,8 @@ import (
 	"sync"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/internal/cluster"
-	"github.com/specter-mcp/specter/internal/fanout"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -64,7 +63,7 @@ func (ls *Listeners) Len() int {
 }
 
 // Notify hands notification m to the listeners it reaches (see
-// cluster.Reaches) that asked for it: a list_changed to those whose
+// session.Reaches) that asked for it: a list_changed to those whose
 // filter names it, a resources/updated to those subscribed to its URI
 // whose grant allowed says may read it.
 func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) {
@@ -73,9 +72,9 @@ func (ls *Listeners) Notify(m *backplane.Message, allowed func(grant any) bool) 
 	if updated {
 		uri, _ = json.Marshal(m.URI)
 	}
-	fanout.Each(ls.All(), func(l *Listener) {
+	stream.FanOut(ls.All(), func(l *Listener) {
 		switch {
-		case !cluster.Reaches(m, l.principal):
+		case !session.Reaches(m, l.principal):
 		case !updated && l.Wants(m.Method):
 			l.Notify(m.Method, nil)
 		case updated && l.Subscribed(m.URI) && allowed(l.grant):
@@ -106,9 +105,9 @@ func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
-	release, ok := t.cfg.Caps.Listeners.Take(t.host.Holder(c))
+	release, ok := t.cfg.Quotas.Listeners.Take(t.host.Holder(c))
 	if !ok {
-		refusal.Write(w, m.ID, refusal.ListenersPerCaller(t.cfg.Caps.Listeners.Limit()))
+		refusal.Write(w, m.ID, refusal.ListenersPerCaller(t.cfg.Quotas.Listeners.Limit()))
 		return
 	}
 	l := &Listener{id: m.ID, filter: p.Notifications, principal: t.host.Principal(c), grant: t.host.Grant(c),

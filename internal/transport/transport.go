@@ -1,6 +1,6 @@
 // Package transport is the Streamable HTTP transport of both MCP eras:
 // reading and checking POST bodies, sessions' POST/GET/DELETE, 2026-07-28
-// requests and subscriptions/listen streams, per-caller caps and batch
+// requests and subscriptions/listen streams, per-caller quotas and batch
 // budgets. It knows nothing of the root package: what a connect step
 // yields (C) and what is done with a request are the Host's.
 package transport
@@ -15,13 +15,11 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/backplane"
-	"github.com/specter-mcp/specter/handlers"
-	"github.com/specter-mcp/specter/internal/budget"
-	"github.com/specter-mcp/specter/internal/cluster"
-	"github.com/specter-mcp/specter/internal/modern"
-	"github.com/specter-mcp/specter/internal/msglog"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/reqctx"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -38,18 +36,19 @@ const (
 // router, with C the result of its connect step.
 type Host[C any] interface {
 	// Connect runs the connect step; on refusal it writes the answer
-	// and returns false.
-	Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID) (C, bool)
+	// and returns false. client is what the caller's client declared it
+	// can do (its session's, its initialize's or its _meta's), or nil.
+	Connect(w http.ResponseWriter, req *http.Request, id jsonrpc.ID, client *mcp.ClientCapabilities) (C, bool)
 	// Principal is who the caller is; "" for an anonymous one.
 	Principal(c C) string
-	// Holder names who the caller counts against under the caps (see
+	// Holder names who the caller counts against under the quotas (see
 	// CallerKey).
 	Holder(c C) string
 	// Grant is what the caller may see, stored with sessions and
 	// listeners.
 	Grant(c C) any
 	// Dispatch runs request m and answers it on ob.
-	Dispatch(c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *modern.Call)
+	Dispatch(c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, call *stateless.Call)
 	// Refuse answers request m on ob with e, its own error.
 	Refuse(c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message, e *jsonrpc.Error)
 	// StartSession runs what starts session s for c and returns the
@@ -58,7 +57,7 @@ type Host[C any] interface {
 	// CheckParamHeaders checks the Mcp-Param-* headers of a tools/call.
 	CheckParamHeaders(h http.Header, c C, tool string, args json.RawMessage) *jsonrpc.Error
 	// ServeTask answers tasks/get, tasks/update and tasks/cancel.
-	ServeTask(w http.ResponseWriter, c C, m *jsonrpc.Message, call *modern.Call, p *modern.Params)
+	ServeTask(w http.ResponseWriter, c C, m *jsonrpc.Message, call *stateless.Call, p *stateless.Params)
 }
 
 // Config is the transport's settings and the node's shared parts.
@@ -68,10 +67,10 @@ type Config struct {
 	MaxSessions int           // sessions this node holds; 0 is no cap
 	LogLevel    int           // new sessions' log severity
 	Versions    Versions      // the revisions offered
-	Caps        Caps
+	Quotas      Quotas
 	Closing     *atomic.Bool // set when the router shuts down
 	Sessions    *session.Table
-	Cluster     *cluster.Sessions
+	Cluster     *session.Cluster
 	Streams     *stream.Node
 	Report      func(ctx context.Context, err error) // errors only the server sees
 }
@@ -146,17 +145,25 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 	}
 	// Without a stateless revision to offer, the server answers such a
 	// request as a session-only server does.
-	if len(t.cfg.Versions.Modern) > 0 && modern.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
-		t.serveModern(w, req, msgs, batch)
+	if len(t.cfg.Versions.Stateless) > 0 && stateless.Is(req.Header.Get(HeaderSessionID), req.Header.Get(HeaderProtocolVersion), msgs) {
+		t.serveStateless(w, req, msgs, batch)
 		return
 	}
 
-	sess, c, ok := t.sessionFor(w, req, msgs)
+	// An initialize is read once, before connect, which may look at the
+	// client's capabilities; a bad one is refused after connect, as any
+	// bad request of a caller connect may refuse.
+	var init *initialize
+	if len(msgs) == 1 && msgs[0].Method == mcp.MethodInitialize && req.Header.Get(HeaderSessionID) == "" {
+		init = &initialize{}
+		init.p, init.err = methods.DecodeInitialize(msgs[0].Params)
+	}
+	sess, c, ok := t.sessionFor(w, req, msgs, init)
 	if !ok {
 		return
 	}
 	if sess == nil {
-		t.postWithoutSession(w, req, c, msgs, batch)
+		t.postWithoutSession(w, req, c, msgs, batch, init)
 		return
 	}
 	if batch && !mcp.AllowsBatch(sess.Version()) {
@@ -170,13 +177,13 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 		switch m.Kind() {
 		case jsonrpc.KindRequest:
 			requests++
-			m.Params = handlers.Compact(m.Params)
+			m.Params = methods.Compact(m.Params)
 		case jsonrpc.KindNotification:
 			sess.Notification(m)
-			msglog.Note(req.Context(), msglog.Message{Method: m.Method, Session: sess.ID(), Principal: t.host.Principal(c)})
+			reqctx.Note(req.Context(), reqctx.Message{Method: m.Method, Session: sess.ID(), Principal: t.host.Principal(c)})
 		default:
 			sess.Answer(m)
-			msglog.Note(req.Context(), msglog.Message{Method: "response", ID: string(m.ID), Session: sess.ID(), Principal: t.host.Principal(c)})
+			reqctx.Note(req.Context(), reqctx.Message{Method: "response", ID: string(m.ID), Session: sess.ID(), Principal: t.host.Principal(c)})
 		}
 	}
 	if requests == 0 {
@@ -208,18 +215,24 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 // ob with a rate-limit error, so that every request of the batch is
 // answered but only those within the limit run, and returns false.
 func (t *Transport[C]) withinBudget(req *http.Request, c C, sess *session.Session, ob *stream.Stream, m *jsonrpc.Message) bool {
-	ok, wait := budget.Take(req.Context())
+	ok, wait := reqctx.TakeBudget(req.Context())
 	if !ok {
 		t.host.Refuse(c, sess, ob, m, refusal.TooManyMessages(refusal.RetrySeconds(wait)))
 	}
 	return ok
 }
 
+// initialize is the params of an initialize request, read before connect.
+type initialize struct {
+	p   *mcp.InitializeParams
+	err error
+}
+
 // postWithoutSession serves a POST that names no session: initialize, or
 // notifications a client may send before it has one.
-func (t *Transport[C]) postWithoutSession(w http.ResponseWriter, req *http.Request, c C, msgs []*jsonrpc.Message, batch bool) {
-	if len(msgs) == 1 && msgs[0].Method == mcp.MethodInitialize {
-		t.initialize(w, req, c, msgs[0])
+func (t *Transport[C]) postWithoutSession(w http.ResponseWriter, req *http.Request, c C, msgs []*jsonrpc.Message, batch bool, init *initialize) {
+	if init != nil {
+		t.initialize(w, req, c, msgs[0], init)
 		return
 	}
 	for _, m := range msgs {
@@ -237,9 +250,9 @@ func (t *Transport[C]) postWithoutSession(w http.ResponseWriter, req *http.Reque
 	w.WriteHeader(http.StatusAccepted)
 }
 
-func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C, m *jsonrpc.Message) {
+func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C, m *jsonrpc.Message, init *initialize) {
 	start := time.Now()
-	p, err := handlers.DecodeInitialize(m.Params)
+	p, err := init.p, init.err
 	if err != nil {
 		refusal.Write(w, m.ID, refusal.BadRequest(err.(*jsonrpc.Error)))
 		return
@@ -252,9 +265,9 @@ func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C,
 		refusal.Write(w, m.ID, refusal.TooManySessions)
 		return
 	}
-	release, ok := t.cfg.Caps.Sessions.Take(t.host.Holder(c))
+	release, ok := t.cfg.Quotas.Sessions.Take(t.host.Holder(c))
 	if !ok {
-		refusal.Write(w, m.ID, refusal.SessionsPerCaller(t.cfg.Caps.Sessions.Limit()))
+		refusal.Write(w, m.ID, refusal.SessionsPerCaller(t.cfg.Quotas.Sessions.Limit()))
 		return
 	}
 	version, refused := t.cfg.Versions.Negotiate(p.ProtocolVersion)
@@ -283,7 +296,7 @@ func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C,
 	w.Header().Set(HeaderSessionID, s.ID())
 	w.Header().Set("Content-Type", "application/json")
 	_, _ = w.Write(jsonrpc.AppendResult(nil, m.ID, body))
-	msglog.Note(req.Context(), msglog.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: t.host.Principal(c), Duration: time.Since(start)})
+	reqctx.Note(req.Context(), reqctx.Message{Method: m.Method, ID: string(m.ID), Session: s.ID(), Principal: t.host.Principal(c), Duration: time.Since(start)})
 }
 
 func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
@@ -291,14 +304,14 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 		refusal.Write(w, nil, refusal.NotAcceptableStream)
 		return
 	}
-	sess, c, ok := t.sessionFor(w, req, nil)
+	sess, c, ok := t.sessionFor(w, req, nil, nil)
 	if !ok {
 		return
 	}
 	sess.SetAccess(t.host.Grant(c))
-	release, ok := t.cfg.Caps.Streams.Take(t.host.Holder(c))
+	release, ok := t.cfg.Quotas.Streams.Take(t.host.Holder(c))
 	if !ok {
-		refusal.Write(w, nil, refusal.StreamsPerCaller(t.cfg.Caps.Streams.Limit()))
+		refusal.Write(w, nil, refusal.StreamsPerCaller(t.cfg.Quotas.Streams.Limit()))
 		return
 	}
 	last := req.Header.Get(headerLastEventID)
@@ -311,7 +324,7 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 }
 
 func (t *Transport[C]) serveDelete(w http.ResponseWriter, req *http.Request) {
-	sess, _, ok := t.sessionFor(w, req, nil)
+	sess, _, ok := t.sessionFor(w, req, nil, nil)
 	if !ok {
 		return
 	}
@@ -326,7 +339,8 @@ func (t *Transport[C]) serveDelete(w http.ResponseWriter, req *http.Request) {
 // any, runs connect, and checks that the caller owns the session: a
 // session of another principal answers exactly like an unknown one, and
 // only its owner's requests keep it alive. A GET or DELETE must name one.
-func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message) (*session.Session, C, bool) {
+// init is the request's initialize, if it is one.
+func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs []*jsonrpc.Message, init *initialize) (*session.Session, C, bool) {
 	id := firstID(msgs)
 	var none C
 	sid := req.Header.Get(HeaderSessionID)
@@ -338,7 +352,7 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs
 	if sid != "" {
 		var err error
 		if sess, err = t.cfg.Cluster.Lookup(req.Context(), sid); err != nil {
-			refusal.Write(w, id, cluster.Refusal(err))
+			refusal.Write(w, id, session.Refusal(err))
 			return nil, none, false
 		}
 	}
@@ -346,7 +360,14 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs
 		refusal.Write(w, id, refusal.UnsupportedVersion(v))
 		return nil, none, false
 	}
-	c, ok := t.host.Connect(w, req, id)
+	var client *mcp.ClientCapabilities
+	switch {
+	case sess != nil:
+		client = sess.ClientCapabilities()
+	case init != nil && init.p != nil:
+		client = &init.p.Capabilities
+	}
+	c, ok := t.host.Connect(w, req, id, client)
 	if !ok {
 		return nil, none, false
 	}
@@ -356,7 +377,7 @@ func (t *Transport[C]) sessionFor(w http.ResponseWriter, req *http.Request, msgs
 			err = t.cfg.Cluster.Admit(req.Context(), sess, msgs, session.EndTimeout)
 		}
 		if err != nil {
-			refusal.Write(w, id, cluster.Refusal(err))
+			refusal.Write(w, id, session.Refusal(err))
 			return nil, none, false
 		}
 	}

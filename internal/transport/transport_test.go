@@ -8,8 +8,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/specter-mcp/specter/internal/modern"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -18,7 +18,7 @@ import (
 // refusingHost refuses every caller at connect with 401, and counts them.
 type refusingHost struct{ connects atomic.Int32 }
 
-func (h *refusingHost) Connect(w http.ResponseWriter, _ *http.Request, _ jsonrpc.ID) (string, bool) {
+func (h *refusingHost) Connect(w http.ResponseWriter, _ *http.Request, _ jsonrpc.ID, _ *mcp.ClientCapabilities) (string, bool) {
 	h.connects.Add(1)
 	w.WriteHeader(http.StatusUnauthorized)
 	return "", false
@@ -26,7 +26,7 @@ func (h *refusingHost) Connect(w http.ResponseWriter, _ *http.Request, _ jsonrpc
 func (*refusingHost) Principal(c string) string { return c }
 func (*refusingHost) Holder(c string) string    { return c }
 func (*refusingHost) Grant(c string) any        { return c }
-func (*refusingHost) Dispatch(string, *session.Session, *stream.Stream, *jsonrpc.Message, *modern.Call) {
+func (*refusingHost) Dispatch(string, *session.Session, *stream.Stream, *jsonrpc.Message, *stateless.Call) {
 	panic("dispatch after a refused connect")
 }
 func (*refusingHost) Refuse(string, *session.Session, *stream.Stream, *jsonrpc.Message, *jsonrpc.Error) {
@@ -37,7 +37,7 @@ func (*refusingHost) StartSession(string, *session.Session) (*mcp.InitializeResu
 func (*refusingHost) CheckParamHeaders(http.Header, string, string, json.RawMessage) *jsonrpc.Error {
 	return nil
 }
-func (*refusingHost) ServeTask(http.ResponseWriter, string, *jsonrpc.Message, *modern.Call, *modern.Params) {
+func (*refusingHost) ServeTask(http.ResponseWriter, string, *jsonrpc.Message, *stateless.Call, *stateless.Params) {
 }
 
 func TestServeHTTPRefusals(t *testing.T) {
@@ -59,7 +59,7 @@ func TestServeHTTPRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := &refusingHost{}
-			tr := New[string](Config{MaxBody: 100, Closing: new(atomic.Bool), Caps: DefaultCaps()}, h)
+			tr := New[string](Config{MaxBody: 100, Closing: new(atomic.Bool), Quotas: DefaultQuotas()}, h)
 			req := httptest.NewRequest(tt.method, "/mcp", strings.NewReader(tt.body))
 			req.Header.Set("Content-Type", tt.ctype)
 			req.Header.Set("Accept", tt.accept)

@@ -5,9 +5,9 @@ import (
 	"net/http"
 	"slices"
 
-	"github.com/specter-mcp/specter/handlers"
-	"github.com/specter-mcp/specter/internal/modern"
+	"github.com/specter-mcp/specter/internal/methods"
 	"github.com/specter-mcp/specter/internal/refusal"
+	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -16,12 +16,14 @@ import (
 // ones initialize negotiates among, newest first, and those served
 // statelessly. The zero value offers none; AllVersions offers every one.
 type Versions struct {
-	Session []string
-	Modern  []string
+	Session   []string
+	Stateless []string
 }
 
 // AllVersions offers every revision this module speaks.
-func AllVersions() Versions { return Versions{Session: mcp.SessionVersions, Modern: modern.Versions} }
+func AllVersions() Versions {
+	return Versions{Session: mcp.SessionVersions, Stateless: stateless.Versions}
+}
 
 // PinVersions offers the revisions named, at least one, each a revision
 // this module speaks; it fails for any other.
@@ -31,21 +33,21 @@ func PinVersions(names ...string) (Versions, error) {
 	}
 	all := AllVersions()
 	for _, v := range names {
-		if !slices.Contains(all.Session, v) && !slices.Contains(all.Modern, v) {
-			return Versions{}, fmt.Errorf("specter: Versions: %q is not a protocol revision this server speaks (%v, %v)", v, all.Modern, all.Session)
+		if !slices.Contains(all.Session, v) && !slices.Contains(all.Stateless, v) {
+			return Versions{}, fmt.Errorf("specter: Versions: %q is not a protocol revision this server speaks (%v, %v)", v, all.Stateless, all.Session)
 		}
 	}
 	keep := func(v string) bool { return !slices.Contains(names, v) }
-	return Versions{Session: slices.DeleteFunc(slices.Clone(all.Session), keep), Modern: slices.DeleteFunc(slices.Clone(all.Modern), keep)}, nil
+	return Versions{Session: slices.DeleteFunc(slices.Clone(all.Session), keep), Stateless: slices.DeleteFunc(slices.Clone(all.Stateless), keep)}, nil
 }
 
 // Negotiate picks a session's revision: the client's if offered,
 // otherwise the newest offered, which the client may then refuse. It
 // fails when no session-era revision is offered.
 func (v Versions) Negotiate(requested string) (string, *refusal.Error) {
-	if version := handlers.Negotiate(requested, v.Session); version != "" {
+	if version := methods.Negotiate(requested, v.Session); version != "" {
 		return version, nil
 	}
 	return "", &refusal.Error{Status: http.StatusBadRequest, RPC: jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Unsupported protocol version %q: this server serves no session", requested).
-		WithData(map[string]any{"supported": v.Modern, "requested": requested})}
+		WithData(map[string]any{"supported": v.Stateless, "requested": requested})}
 }

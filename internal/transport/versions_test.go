@@ -14,7 +14,7 @@ func TestPinVersions(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Newest first, whatever the order given.
-	if !slices.Equal(v.Session, []string{mcp.Version20251125, mcp.Version20250326}) || !slices.Equal(v.Modern, []string{mcp.Version20260728}) {
+	if !slices.Equal(v.Session, []string{mcp.Version20251125, mcp.Version20250326}) || !slices.Equal(v.Stateless, []string{mcp.Version20260728}) {
 		t.Fatalf("PinVersions = %+v", v)
 	}
 	if got, e := v.Negotiate(mcp.Version20250618); e != nil || got != mcp.Version20251125 {

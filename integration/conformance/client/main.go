@@ -82,8 +82,7 @@ func (s *scenario) options() *client.Options {
 			return &mcp.ElicitResult{Action: "accept", Content: content}, nil
 		},
 		Sampling: func(_ context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
-			content, _ := json.Marshal(mcp.Text("A reply from the conformance client."))
-			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: content, Model: "conformance-model", StopReason: "endTurn"}, nil
+			return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Content: mcp.SamplingContent{mcp.Text("A reply from the conformance client.")}, Model: "conformance-model", StopReason: "endTurn"}, nil
 		},
 		Roots: func(context.Context) ([]mcp.Root, error) {
 			return []mcp.Root{{URI: "file:///tmp/conformance", Name: "conformance"}}, nil

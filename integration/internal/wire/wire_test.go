@@ -139,7 +139,7 @@ func TestURLElicitationRequiredError(t *testing.T) {
 	}
 }
 
-func TestModernMessages(t *testing.T) {
+func TestStatelessMessages(t *testing.T) {
 	v := mustLoad(t, "2026-07-28")
 	valid := []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete"}}`,
@@ -171,7 +171,7 @@ func TestModernMessages(t *testing.T) {
 	}
 }
 
-func TestModernResults(t *testing.T) {
+func TestStatelessResults(t *testing.T) {
 	v := mustLoad(t, "2026-07-28")
 	tests := []struct {
 		name, def, value string
@@ -198,7 +198,7 @@ func TestModernResults(t *testing.T) {
 		}
 	}
 
-	// initialize is gone from the modern wire, and so is its result.
+	// initialize is gone from the stateless wire, and so is its result.
 	if v.Has("InitializeResult") {
 		t.Errorf("2026-07-28 defines InitializeResult")
 	}

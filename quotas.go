@@ -1,0 +1,41 @@
+package specter
+
+import "github.com/specter-mcp/specter/internal/access"
+
+// Per-principal quotas keep one caller from taking what every caller
+// shares: MaxSessions, connections, memory. A caller is its principal
+// (see Context.SetPrincipal, or the authentication middleware's caller);
+// an anonymous caller is its client IP address, an IPv6 address counting
+// for its /64 network, which one client usually controls whole. The
+// address is the connection's peer (http.Request.RemoteAddr) unless the
+// router is mounted on an Echo whose IPExtractor is set: behind a proxy,
+// set one, or every anonymous caller shares the proxy's address.
+//
+// The counts are per node: a deployment of n nodes lets a caller hold up
+// to n times each limit. A caller over a limit is refused with 429 Too
+// Many Requests and a JSON-RPC error saying which limit and how to free a
+// slot.
+
+// MaxSessionsPerPrincipal caps the sessions one caller holds on this node
+// (those it initialized here and that have not ended); the next
+// initialize answers 429. Default 100; 0 or less means no cap (only
+// MaxSessions applies).
+func MaxSessionsPerPrincipal(n int) RouterOption {
+	return routerOption(func(r *Router) { r.quotas.Sessions = access.NewQuota(n) })
+}
+
+// MaxStreamsPerPrincipal caps the session-era GET streams one caller has
+// open on this node: standalone streams and resumed POST answers alike;
+// the next GET answers 429. Default 100, one per session the caller may
+// hold; 0 or less means no cap.
+func MaxStreamsPerPrincipal(n int) RouterOption {
+	return routerOption(func(r *Router) { r.quotas.Streams = access.NewQuota(n) })
+}
+
+// MaxListenersPerPrincipal caps the subscriptions/listen streams
+// (2026-07-28) one caller has open on this node; the next one answers
+// 429. A client needs one, or a few with different filters. Default 16;
+// 0 or less means no cap.
+func MaxListenersPerPrincipal(n int) RouterOption {
+	return routerOption(func(r *Router) { r.quotas.Listeners = access.NewQuota(n) })
+}
