@@ -261,13 +261,17 @@ func TestRedirectKeepsCredentialsHome(t *testing.T) {
 		handshake(w, m)
 	})
 
-	t.Run("another port, session era", func(t *testing.T) {
+	// callHome calls a tool of a session-era server on its own origin,
+	// which handles first what route takes, answers tools/call, and
+	// records the tools/call requests that reach it; nothing may leak
+	// to the other origin on the way.
+	callHome := func(t *testing.T, route func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) bool) *seen {
+		t.Helper()
 		elsewhere = seen{}
 		var home seen
 		url := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
 			switch {
-			case m != nil && m.Method == mcp.NotificationInitialized:
-				http.Redirect(w, r, other+"/mcp", http.StatusTemporaryRedirect)
+			case m != nil && route(w, r, m):
 			case m != nil && m.Method == mcp.MethodToolsCall:
 				record(&home, r)
 				reply(w, m.ID, map[string]any{"content": []any{}})
@@ -280,9 +284,74 @@ func TestRedirectKeepsCredentialsHome(t *testing.T) {
 			t.Fatal(err)
 		}
 		leaks(t, &elsewhere)
+		return &home
+	}
+	t.Run("another port, session era", func(t *testing.T) {
+		home := callHome(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) bool {
+			if m.Method != mcp.NotificationInitialized {
+				return false
+			}
+			http.Redirect(w, r, other+"/mcp", http.StatusTemporaryRedirect)
+			return true
+		})
 		if got := home.headers[0].Get("Mcp-Session-Id"); got != "s1" {
 			t.Errorf("the server's own session is %q, want s1", got)
 		}
+	})
+	t.Run("session renewal", func(t *testing.T) {
+		// The server ends the session; the initialize that starts the
+		// next one is sent to another origin, which must get no
+		// credentials and give no session.
+		var initializes, calls atomic.Int32
+		home := callHome(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) bool {
+			switch {
+			case m.Method == mcp.MethodInitialize && initializes.Add(1) == 2:
+				http.Redirect(w, r, other+"/mcp", http.StatusTemporaryRedirect)
+			case m.Method == mcp.MethodToolsCall && calls.Add(1) == 1:
+				http.NotFound(w, r) // the session is gone
+			default:
+				return false
+			}
+			return true
+		})
+		if got := home.headers[0].Get("Mcp-Session-Id"); got == "planted" {
+			t.Errorf("the request after renewal carried the other origin's session %q", got)
+		}
+	})
+	t.Run("404 from another origin", func(t *testing.T) {
+		// A request redirected elsewhere, which answers 404, says nothing
+		// of the server's session: it fails, and the session stays.
+		var lost seen
+		gone := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+			record(&lost, r)
+			http.NotFound(w, r)
+		})
+		var initializes atomic.Int32
+		var home seen
+		url := hostile(t, func(w http.ResponseWriter, r *http.Request, m *jsonrpc.Message) {
+			switch {
+			case m != nil && m.Method == mcp.MethodInitialize:
+				initializes.Add(1)
+				handshake(w, m)
+			case m != nil && m.Method == mcp.MethodToolsCall && r.URL.Path == "/mcp":
+				http.Redirect(w, r, gone+"/mcp", http.StatusTemporaryRedirect)
+			case m != nil && m.Method == mcp.MethodToolsCall:
+				record(&home, r)
+				reply(w, m.ID, map[string]any{"content": []any{}})
+			default:
+				handshake(w, m)
+			}
+		})
+		c := connect(t, &client.HTTPTransport{URL: url + "/mcp", Header: secret}, &client.Options{Version: mcp.Version20251125})
+		_, err := c.CallTool(t.Context(), "x", nil)
+		var he *mcp.HTTPError
+		if !errors.As(err, &he) || he.Status != http.StatusNotFound {
+			t.Errorf("call: %v, want the other origin's 404", err)
+		}
+		if n := initializes.Load(); n != 1 {
+			t.Errorf("%d initialize requests, want 1: the session was renewed", n)
+		}
+		leaks(t, &lost)
 	})
 	t.Run("https to http", func(t *testing.T) {
 		elsewhere = seen{}
