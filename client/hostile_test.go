@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -522,6 +523,38 @@ func TestServerRequestFlood(t *testing.T) {
 	if most.Load() > 32 || results.Load() != 16 || refusals.Load() != 16 {
 		t.Errorf("%d answers in flight at most, %d answered, %d refused: want 16 answered and 16 refused (MaxServerRequests)", most.Load(), results.Load(), refusals.Load())
 	}
+}
+
+// TestServerTaskFlood has a session-era server ask for more sampling
+// tasks than MaxServerRequests while each one's handler is held: that
+// many run, the next is refused with -32000, and the server can still
+// poll the ones that run.
+func TestServerTaskFlood(t *testing.T) {
+	const bound = 4
+	ours, theirs := net.Pipe()
+	s := &scripted{t: t, conn: theirs, dec: json.NewDecoder(theirs)}
+	release := make(chan struct{})
+	connectScripted(t, s, ours, &client.Options{Version: mcp.Version20251125, Tasks: true, MaxServerRequests: bound,
+		Sampling: func(ctx context.Context, _ *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return nil, errors.New("released")
+		}})
+	sample := map[string]any{"messages": []any{map[string]any{"role": "user", "content": mcp.Text("hi")}}, "maxTokens": 10, "task": map[string]any{}}
+	for i := range bound {
+		if m := s.ask(fmt.Sprint("t", i), mcp.MethodSample, sample); m.Error != nil {
+			t.Fatalf("task %d: %v", i, m.Error)
+		}
+	}
+	if m := s.ask("over", mcp.MethodSample, sample); m.Error == nil || m.Error.Code != -32000 {
+		t.Errorf("a task past the bound: %+v, want -32000", m)
+	}
+	if m := s.ask("list", mcp.MethodTasksList, nil); m.Error != nil || !strings.Contains(string(m.Result), mcp.TaskWorking) {
+		t.Errorf("tasks/list while the tasks run: %+v", m)
+	}
+	close(release)
 }
 
 // runStallingServer is a stdio server that answers the handshake of either
