@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -22,11 +23,14 @@ import (
 // hostileServer is a 2026-07-28 MCP server written for one test: page n
 // of its tools/list (n from 1) is what tools says, its
 // subscriptions/listen stream sends each method put on notify, and its
-// other lists are empty. It counts the tools/list requests.
+// other lists are empty. It counts the tools/list requests. With
+// templates set, it declares resources, and page n of its
+// resources/templates/list is what templates says.
 type hostileServer struct {
-	tools  func(n int32) (names []string, next string)
-	notify chan string
-	lists  atomic.Int32
+	tools     func(n int32) (names []string, next string)
+	templates func(n int32) (names []string, next string)
+	notify    chan string
+	lists     atomic.Int32
 }
 
 func (s *hostileServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -38,9 +42,13 @@ func (s *hostileServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var result any
 	switch m.Method {
 	case mcp.MethodDiscover:
+		caps := map[string]any{"tools": map[string]any{"listChanged": true}}
+		if s.templates != nil {
+			caps["resources"] = map[string]any{}
+		}
 		result = map[string]any{
 			"supportedVersions": []string{mcp.Version20260728},
-			"capabilities":      map[string]any{"tools": map[string]any{"listChanged": true}},
+			"capabilities":      caps,
 			"serverInfo":        map[string]any{"name": "hostile", "version": "1"},
 		}
 	case mcp.MethodSubscriptionsListen:
@@ -62,6 +70,16 @@ func (s *hostileServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			tools[i] = map[string]any{"name": name, "description": "A tool", "inputSchema": map[string]any{"type": "object"}}
 		}
 		result = map[string]any{"tools": tools, "nextCursor": next}
+	case mcp.MethodResourceTemplatesList:
+		var p mcp.PaginatedParams
+		_ = json.Unmarshal(m.Params, &p)
+		n, _ := strconv.Atoi(strings.TrimPrefix(p.Cursor, "page-"))
+		names, next := s.templates(int32(n + 1))
+		templates := make([]map[string]any, len(names))
+		for i, name := range names {
+			templates[i] = map[string]any{"name": name, "uriTemplate": "file:///" + name + "/{path}"}
+		}
+		result = map[string]any{"resourceTemplates": templates, "nextCursor": next}
 	default:
 		result = map[string]any{"prompts": []any{}, "resources": []any{}}
 	}
@@ -106,6 +124,23 @@ func TestEndlessPagination(t *testing.T) {
 	}
 	if n := srv.lists.Load(); n != 2000 {
 		t.Errorf("%d tools/list requests, want 2000 (two lists of 1000 pages)", n)
+	}
+}
+
+// TestEndlessTemplatePagination lists the resource templates of a server
+// whose resources/templates/list always has one more page: the Host's
+// list fails once the page bound is passed.
+func TestEndlessTemplatePagination(t *testing.T) {
+	endless := func(n int32) ([]string, string) { return []string{fmt.Sprint("t", n)}, fmt.Sprint("page-", n) }
+	srv := &hostileServer{tools: func(int32) ([]string, string) { return nil, "" }, templates: endless}
+	h, err := host.New(t.Context(), []host.Server{{Name: "endless", Transport: client.InMemory(srv), Options: &client.Options{MaxPages: 50}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.Close(context.Background()) })
+	templates, err := h.ResourceTemplates(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "more than 50 pages") {
+		t.Errorf("%d templates, %v: want the page bound", len(templates), err)
 	}
 }
 
