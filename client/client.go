@@ -136,6 +136,7 @@ type Client struct {
 	running      map[string]*serverTask // tasks run for the server, by id
 	progress     map[string]func(mcp.ProgressParams)
 	closed       bool
+	cancels      chan struct{} // closed once the last notifications/cancelled is through; nil before any
 }
 
 // Connect opens the transport and agrees on a protocol revision with the
