@@ -220,6 +220,9 @@ func (c *Client) roundTrip(ctx context.Context, method string, p map[string]json
 			msg:    &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params},
 			header: c.header(method, body),
 		}
+		if err := c.afterCancels(ctx); err != nil {
+			return nil, fmt.Errorf("mcp client: %s: %w", method, err)
+		}
 		session := c.session.Load()
 		resp, err := c.conn.call(ctx, out)
 		if err != nil && ctx.Err() != nil {
@@ -265,11 +268,50 @@ func (c *Client) retryVersion(supported []string) string {
 	return ""
 }
 
-// cancelled tells a session-era server that the client gave up on id.
+// cancelled tells the server that the client gave up on id, in the
+// background: the caller whose context ended returns at once, even to a
+// server that has stopped reading. The requests sent after it wait for
+// it (afterCancels), so that the server hears of the cancellation first.
 func (c *Client) cancelled(id jsonrpc.ID, why error) {
-	ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
-	defer cancel()
-	_ = c.notify(ctx, mcp.NotificationCancelled, mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: why.Error()})
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return
+	}
+	before, done := c.cancels, make(chan struct{})
+	c.cancels = done
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer close(done)
+		ctx, cancel := context.WithTimeout(c.ctx, 5*time.Second)
+		defer cancel()
+		if before != nil {
+			select {
+			case <-before:
+			case <-ctx.Done():
+				return
+			}
+		}
+		_ = c.notify(ctx, mcp.NotificationCancelled, mcp.CancelledParams{RequestID: json.RawMessage(id), Reason: why.Error()})
+	}()
+}
+
+// afterCancels waits until the notifications/cancelled sent so far have
+// been written (or given up), or until ctx ends.
+func (c *Client) afterCancels(ctx context.Context) error {
+	c.mu.Lock()
+	pending := c.cancels
+	c.mu.Unlock()
+	if pending == nil {
+		return nil
+	}
+	select {
+	case <-pending:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 func (c *Client) notify(ctx context.Context, method string, params any) error {

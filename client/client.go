@@ -9,6 +9,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -36,6 +37,8 @@ type Options struct {
 	// defaults of the requested schema (SEP-1034).
 	Elicitation func(ctx context.Context, p *mcp.ElicitParams) (*mcp.ElicitResult, error)
 	// ElicitURL declares URL-mode elicitation as well as form mode.
+	// Without it, a URL-mode request is answered with an error (-32602)
+	// and never reaches Elicitation.
 	ElicitURL bool
 	// Roots answers roots/list; setting it declares the roots capability
 	// (with listChanged in the session era). When the roots change, call
@@ -54,9 +57,10 @@ type Options struct {
 
 	// Tasks declares tasks. In 2026-07-28 requests it declares the tasks
 	// extension (SEP-2663): a request the server makes a task of is then
-	// followed to its end (tasks/get at the server's poll interval, input
-	// requests answered by the handlers above through tasks/update,
-	// tasks/cancel when the caller's context ends). In a session of
+	// followed to its end (tasks/get at the server's poll interval, 100 ms
+	// at the least; input requests answered by the handlers above through
+	// tasks/update, MaxInputRounds times at most; tasks/cancel when the
+	// caller's context ends or the rounds run out). In a session of
 	// 2025-11-25 it declares that the client runs the server's sampling
 	// and elicitation requests as tasks when the server asks: the answer
 	// is a task at once, which the server polls (tasks/get, tasks/result,
@@ -77,8 +81,23 @@ type Options struct {
 	// text is JSON: for servers that answer JSON as text.
 	JSONText bool
 
-	// MaxInputRounds bounds the input_required rounds of one request;
-	// default 8.
+	// MaxServerRequests bounds the server's requests (sampling,
+	// elicitation, roots, ping) the client answers at once; default 16.
+	// As many more are refused with -32000, and any beyond those dropped.
+	// It bounds, apart, the sampling and elicitation tasks run at once for
+	// a session-era server (Tasks): a request for one more is refused
+	// with -32000.
+	MaxServerRequests int
+
+	// MaxPages bounds the pages that Tools, Prompts, Resources and
+	// ResourceTemplates (and so a Host's lists) follow; default 1,000.
+	// MaxListItems bounds the items they gather; default 100,000. A
+	// longer list is an error, never a shorter list.
+	MaxPages, MaxListItems int
+
+	// MaxInputRounds bounds the input_required rounds of one request,
+	// whether answered by sending it again or, for a task, through
+	// tasks/update; default 8.
 	MaxInputRounds int
 	// Logger receives warnings, such as tools rejected for an invalid
 	// x-mcp-header; default none.
@@ -95,6 +114,10 @@ type Client struct {
 	ctx    context.Context // the client's lifetime; ends at Close
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+	// Slots for answering and refusing the server's requests, and for
+	// running the tasks it asks for.
+	handling, refusing, tasking chan struct{}
+	pause                       func(ctx context.Context, d time.Duration) error // between task polls; nil waits
 
 	// session counts the sessions started (session era), so that one
 	// request renews a session the server ended, not each request that
@@ -113,6 +136,7 @@ type Client struct {
 	running      map[string]*serverTask // tasks run for the server, by id
 	progress     map[string]func(mcp.ProgressParams)
 	closed       bool
+	cancels      chan struct{} // closed once the last notifications/cancelled is through; nil before any
 }
 
 // Connect opens the transport and agrees on a protocol revision with the
@@ -128,6 +152,18 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 	if c.opts.MaxInputRounds <= 0 {
 		c.opts.MaxInputRounds = 8
 	}
+	if c.opts.MaxPages <= 0 {
+		c.opts.MaxPages = 1000
+	}
+	if c.opts.MaxListItems <= 0 {
+		c.opts.MaxListItems = 100_000
+	}
+	if c.opts.MaxServerRequests <= 0 {
+		c.opts.MaxServerRequests = 16
+	}
+	c.handling = make(chan struct{}, c.opts.MaxServerRequests)
+	c.refusing = make(chan struct{}, c.opts.MaxServerRequests)
+	c.tasking = make(chan struct{}, c.opts.MaxServerRequests)
 	if v := c.opts.Version; v != "" && v != mcp.Version20260728 && !mcp.IsSessionVersion(v) {
 		return nil, fmt.Errorf("mcp client: unknown protocol version %q", v)
 	}

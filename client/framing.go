@@ -28,7 +28,8 @@ const (
 	ContentLength
 )
 
-// maxMessage bounds one message read from a stream or an HTTP response.
+// maxMessage bounds one message read from a stream or an HTTP response
+// (a JSON answer, and by default an SSE event).
 const maxMessage = 64 << 20
 
 // StreamConn returns a Conn that exchanges messages over a byte stream
@@ -40,16 +41,25 @@ func StreamConn(rwc io.ReadWriteCloser, framing Framing) Conn {
 }
 
 func newStreamConn(r io.Reader, w io.WriteCloser, framing Framing) *streamConn {
-	return &streamConn{r: bufio.NewReaderSize(r, 64<<10), w: w, framing: framing}
+	return &streamConn{r: bufio.NewReaderSize(r, 64<<10), w: w, framing: framing, turn: make(chan struct{}, 1), closing: make(chan struct{})}
 }
 
 type streamConn struct {
 	r       *bufio.Reader // read by one goroutine
 	framing Framing
 
-	wmu sync.Mutex // serializes writes
-	w   io.WriteCloser
+	// turn is held by the write in progress, one at a time so that frames
+	// are never interleaved; a channel rather than a mutex, so that a
+	// writer waiting behind a peer that stopped reading can give up when
+	// its context ends.
+	turn    chan struct{}
+	closing chan struct{} // closed by Close: no more writes
+	once    sync.Once
+	w       io.WriteCloser
 }
+
+// errClosed is the error of a write after Close.
+var errClosed = errors.New("the connection is closed")
 
 // Read returns the next message. A blocked read ends when the stream is
 // closed, not with ctx.
@@ -133,8 +143,11 @@ func (s *streamConn) frame() ([]byte, error) {
 	return body, nil
 }
 
-// Write sends a message in the stream's framing.
-func (s *streamConn) Write(_ context.Context, m *jsonrpc.Message) error {
+// Write sends a message in the stream's framing, or gives up when ctx
+// ends: before its turn came, nothing of the message is written; after,
+// the frame is completed (or cut short by Close) behind the caller's back,
+// so that the next one still starts on a frame boundary.
+func (s *streamConn) Write(ctx context.Context, m *jsonrpc.Message) error {
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -144,17 +157,52 @@ func (s *streamConn) Write(_ context.Context, m *jsonrpc.Message) error {
 	} else {
 		b = append(b, '\n')
 	}
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
+	select {
+	case s.turn <- struct{}{}:
+	case <-ctx.Done():
+		return fmt.Errorf("writing to the server: %w", ctx.Err())
+	case <-s.closing:
+		return errClosed
+	}
+	if ctx.Done() == nil {
+		// A context that never ends: no need for a goroutine to wait on it.
+		defer func() { <-s.turn }()
+		return s.write(b)
+	}
+	written := make(chan error, 1)
+	go func() {
+		defer func() { <-s.turn }()
+		written <- s.write(b)
+	}()
+	select {
+	case err := <-written:
+		return err
+	case <-ctx.Done():
+		return fmt.Errorf("writing to the server: %w", ctx.Err())
+	}
+}
+
+// write writes b, holding the turn.
+func (s *streamConn) write(b []byte) error {
 	if _, err := s.w.Write(b); err != nil {
 		return fmt.Errorf("writing to the server: %w", err)
 	}
 	return nil
 }
 
-// Close closes the stream.
-func (s *streamConn) Close() error {
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	return s.w.Close()
+// Close closes the stream at once: a message being written is cut short.
+func (s *streamConn) Close() error { return s.closeWithin(nil) }
+
+// closeWithin closes the stream once the message being written, if any,
+// is through, or when over is closed, whichever comes first (at once for
+// a nil over).
+func (s *streamConn) closeWithin(over <-chan struct{}) error {
+	s.once.Do(func() { close(s.closing) })
+	if over != nil {
+		select {
+		case s.turn <- struct{}{}: // kept: no write starts after Close
+		case <-over:
+		}
+	}
+	return s.w.Close() // also ends a write the other side never took
 }

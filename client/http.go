@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -22,18 +24,30 @@ import (
 // to URL, answered with JSON or with an SSE stream. In the session era it
 // keeps the Mcp-Session-Id, resumes a dropped response stream with GET and
 // Last-Event-ID after the server's retry delay, and ends the session with
-// DELETE on Close.
+// DELETE on Close. One message, a JSON answer or an SSE event, is bounded
+// at 64 MiB: a larger one fails its request.
 type HTTPTransport struct {
 	// URL is the MCP endpoint.
 	URL string
 	// Client sends the requests; nil means http.DefaultClient. Its
 	// Transport is where authorization plugs in (see package oauth).
 	Client *http.Client
-	// Header is added to every request.
+	// Header is added to every request. Like Authorization and the
+	// session id, it does not follow a redirect to another origin.
 	Header http.Header
 	// MaxReconnects bounds the attempts to resume one stream that keeps
 	// dropping without delivering anything; default 5.
 	MaxReconnects int
+
+	maxEvent int // bound on one SSE event; 0 is maxMessage
+}
+
+// eventLimit is the bound on one event of a response stream.
+func (t *HTTPTransport) eventLimit() int {
+	if t.maxEvent > 0 {
+		return t.maxEvent
+	}
+	return maxMessage
 }
 
 // defaultRetry is the reconnection delay when the server gave none.
@@ -65,23 +79,31 @@ func (t *HTTPTransport) open(ctx context.Context, in inbound) (conn, error) {
 	if t.URL == "" {
 		return nil, errors.New("HTTPTransport needs a URL")
 	}
-	hc := t.Client
-	if hc == nil {
-		hc = http.DefaultClient
+	base := t.Client
+	if base == nil {
+		base = http.DefaultClient
 	}
+	hc := *base
+	hc.CheckRedirect = keepCredentialsHome(base.CheckRedirect, t.Header)
 	max := t.MaxReconnects
 	if max <= 0 {
 		max = 5
 	}
-	return &httpConn{url: t.URL, hc: hc, header: t.Header, in: in, maxReconnects: max, pending: map[string]chan *jsonrpc.Message{}, renewed: make(chan struct{})}, nil
+	u, err := url.Parse(t.URL)
+	if err != nil {
+		return nil, err
+	}
+	return &httpConn{url: t.URL, origin: u, hc: &hc, header: t.Header, in: in, maxReconnects: max, maxEvent: t.eventLimit(), pending: map[string]chan *jsonrpc.Message{}, renewed: make(chan struct{})}, nil
 }
 
 type httpConn struct {
 	url           string
+	origin        *url.URL // of url: where the session id may come from
 	hc            *http.Client
 	header        http.Header
 	in            inbound
 	maxReconnects int
+	maxEvent      int
 
 	mu       sync.Mutex
 	pending  map[string]chan *jsonrpc.Message // requests awaiting a response, by id
@@ -130,10 +152,27 @@ func (c *httpConn) do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err // a *url.Error: the method, the URL without password, why
 	}
-	if id := res.Header.Get("Mcp-Session-Id"); id != "" {
+	if id := res.Header.Get("Mcp-Session-Id"); id != "" && c.home(res) {
 		c.setSession(id)
 	}
 	return res, nil
+}
+
+// home reports whether res came from the endpoint's origin, not from
+// another one a redirect led to: only there may the server give or end
+// the session.
+func (c *httpConn) home(res *http.Response) bool {
+	return res.Request == nil || sameOrigin(res.Request.URL, c.origin)
+}
+
+// sessionOf is the session id that the request res answers carried: req's,
+// or none where a redirect took it to another origin, which the id does
+// not follow and whose 404 says nothing of the session.
+func (c *httpConn) sessionOf(req *http.Request, res *http.Response) string {
+	if !c.home(res) {
+		return ""
+	}
+	return req.Header.Get("Mcp-Session-Id")
 }
 
 // setSession records the session id the server gave, or "" for none.
@@ -201,7 +240,7 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 		return nil, err
 	}
 	defer res.Body.Close()
-	sent := req.Header.Get("Mcp-Session-Id")
+	sent := c.sessionOf(req, res)
 	if res.StatusCode == http.StatusNotFound {
 		c.ended(sent)
 	}
@@ -225,6 +264,58 @@ func (c *httpConn) call(ctx context.Context, out *outgoing) (*jsonrpc.Message, e
 	}
 	data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 	return nil, httpError(res, data, nil, sent)
+}
+
+// keepCredentialsHome returns a CheckRedirect that follows a redirect to
+// another origin (scheme, host or port) without the credentials meant for
+// the first: the static headers of HTTPTransport.Header, Authorization,
+// DPoP and the session id. net/http alone would keep Authorization for
+// another port or for https to http, and any custom header everywhere.
+// Then next decides, or the default limit of 10 redirects.
+func keepCredentialsHome(next func(*http.Request, []*http.Request) error, static http.Header) func(*http.Request, []*http.Request) error {
+	return func(req *http.Request, via []*http.Request) error {
+		if !sameOrigin(req.URL, via[0].URL) {
+			for k := range static {
+				req.Header.Del(k)
+			}
+			for _, k := range []string{"Authorization", "DPoP", "Mcp-Session-Id"} {
+				req.Header.Del(k)
+			}
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+}
+
+// sameOrigin reports whether a and b have the same scheme, host and port.
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(hostPort(a), hostPort(b))
+}
+
+// hostPort is a URL's host and port, the scheme's default port when it
+// names none.
+func hostPort(u *url.URL) string {
+	if u.Port() != "" {
+		return u.Host
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return net.JoinHostPort(u.Hostname(), "443")
+	}
+	return net.JoinHostPort(u.Hostname(), "80")
+}
+
+// tooLarge is the error for a stream whose event is over the bound.
+func (c *httpConn) tooLarge(err error) error {
+	bound := fmt.Sprintf("%d bytes", c.maxEvent)
+	if c.maxEvent%(1<<20) == 0 {
+		bound = fmt.Sprintf("%d MiB", c.maxEvent>>20)
+	}
+	return fmt.Errorf("the server sent an event over the %s bound on one message: %w", bound, err)
 }
 
 func snippet(b []byte) string {
@@ -262,6 +353,9 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 		if s.resp != nil {
 			return s.resp, nil
 		}
+		if errors.Is(s.err, sse.ErrEventTooLarge) {
+			return nil, c.tooLarge(s.err)
+		}
 		if s.retry > 0 {
 			retry = s.retry
 		}
@@ -289,7 +383,7 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 		if err != nil {
 			var he *mcp.HTTPError
 			if errors.As(err, &he) {
-				return nil, err // the server will not resume this stream
+				return nil, he // the server will not resume this stream
 			}
 			body = io.NopCloser(strings.NewReader(""))
 			continue
@@ -312,7 +406,7 @@ type scanned struct {
 // last retry delay. ctx is the call's, for the server's requests on its
 // stream; nil on the GET stream.
 func (c *httpConn) scan(ctx context.Context, body io.Reader, id jsonrpc.ID) (s scanned) {
-	er := sse.NewReader(body)
+	er := sse.NewLimitedReader(body, c.maxEvent)
 	for {
 		ev, err := er.Next()
 		if err != nil {
@@ -369,7 +463,7 @@ func (c *httpConn) get(ctx context.Context, lastID string) (*http.Response, erro
 	if res.StatusCode != http.StatusOK || mt != "text/event-stream" {
 		data, _ := io.ReadAll(io.LimitReader(res.Body, 512))
 		res.Body.Close()
-		return nil, &mcp.HTTPError{Status: res.StatusCode, Header: res.Header, Message: snippet(data)}
+		return nil, httpError(res, data, nil, c.sessionOf(req, res))
 	}
 	return res, nil
 }
@@ -405,7 +499,7 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 	retry := defaultRetry
 	for ctx.Err() == nil {
 		c.mu.Lock()
-		session, ended := c.session, c.sessions && c.session == ""
+		ended := c.sessions && c.session == ""
 		c.mu.Unlock()
 		if ended {
 			// A request found the session gone: wait for the next one.
@@ -427,8 +521,9 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 				case http.StatusMethodNotAllowed:
 					return nil
 				case http.StatusNotFound:
-					if session != "" {
-						c.ended(session)
+					var se *sessionError
+					if errors.As(err, &se) {
+						c.ended(se.session)
 						continue
 					}
 				}
@@ -437,6 +532,9 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 		} else {
 			s := c.scan(nil, res.Body, nil)
 			res.Body.Close()
+			if errors.Is(s.err, sse.ErrEventTooLarge) {
+				return c.tooLarge(s.err)
+			}
 			if s.lastID != "" {
 				last = s.lastID
 			}

@@ -13,7 +13,10 @@ import (
 // receive handles what the server sends outside of responses. Requests
 // are answered in their own goroutine, so that a slow handler (a person
 // filling in a form) holds up nothing else, in the context of the call
-// on whose stream they came (ctx), or else the client's.
+// on whose stream they came (ctx), or else the client's: at most
+// MaxServerRequests at a time, as many more refused with -32000, and any
+// beyond those dropped, so that a flood of requests costs a bounded
+// number of goroutines.
 func (c *Client) receive(ctx context.Context, m *jsonrpc.Message) {
 	switch {
 	case m.Method == "":
@@ -26,13 +29,36 @@ func (c *Client) receive(ctx context.Context, m *jsonrpc.Message) {
 			c.mu.Unlock()
 			return
 		}
+		answer := c.respond
+		select {
+		case c.handling <- struct{}{}:
+		default:
+			select {
+			case c.refusing <- struct{}{}:
+				answer = c.refuse
+			default:
+				c.mu.Unlock()
+				c.warn(nil, "dropped the server's "+m.Method+" request: too many at once")
+				return
+			}
+		}
 		c.wg.Add(1)
 		c.mu.Unlock()
 		go func() {
 			defer c.wg.Done()
-			c.respond(ctx, m)
+			answer(ctx, m)
 		}()
 	}
+}
+
+// codeBusy refuses a server request over MaxServerRequests, from the
+// implementation-defined range, as Specter's servers refuse load.
+const codeBusy = -32000
+
+// refuse answers a request over the bound with an error.
+func (c *Client) refuse(_ context.Context, m *jsonrpc.Message) {
+	defer func() { <-c.refusing }()
+	c.reply(m, nil, jsonrpc.Errorf(codeBusy, "the client is busy: %d requests of the server are in progress", cap(c.handling)))
 }
 
 // notified handles a notification; ctx is that of the call on whose
@@ -74,11 +100,12 @@ func (c *Client) notified(ctx context.Context, m *jsonrpc.Message) {
 	}
 }
 
-// respond answers a session-era server request, in the context of the
-// call that caused it when known: it keeps the call's values, and ends
-// with the client.
+// respond answers a session-era server request, in one of the
+// MaxServerRequests slots that receive took for it, and in the context
+// of the call that caused it when known: it keeps the call's values, and
+// ends with the client.
 func (c *Client) respond(ctx context.Context, m *jsonrpc.Message) {
-	resp := &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: m.ID}
+	defer func() { <-c.handling }()
 	result, err := c.serveTask(m)
 	if result == nil && err == nil {
 		actx := c.ctx
@@ -90,6 +117,12 @@ func (c *Client) respond(ctx context.Context, m *jsonrpc.Message) {
 		}
 		result, err = c.answer(actx, m.Method, m.Params)
 	}
+	c.reply(m, result, err)
+}
+
+// reply sends the response to a server request: result, or err.
+func (c *Client) reply(m *jsonrpc.Message, result any, err error) {
+	resp := &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: m.ID}
 	if err == nil {
 		resp.Result, err = json.Marshal(result)
 	}
@@ -134,6 +167,18 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		var p mcp.ElicitParams
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "elicitation/create: %v", err)
+		}
+		// A mode the client did not declare never reaches the handler,
+		// which was written for the declared ones (a URL shown as a form's
+		// message would be a phishing link).
+		switch p.Mode {
+		case "", "form":
+		case "url":
+			if !c.opts.ElicitURL {
+				return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "elicitation/create: the client did not declare the url mode")
+			}
+		default:
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "elicitation/create: unknown mode %q", p.Mode)
 		}
 		res, err := c.opts.Elicitation(ctx, &p)
 		if err != nil {

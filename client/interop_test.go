@@ -211,10 +211,13 @@ const stdioServerEnv = "SPECTER_CLIENT_TEST_STDIO_SERVER"
 
 // runStdioServer serves, on standard input and output, sdkServer or,
 // when the variable says "specter", Specter's conformance fixture, in
-// Content-Length frames when it says "specter-content-length".
+// Content-Length frames when it says "specter-content-length" ("stall": a
+// server that stops reading, see runStallingServer).
 func runStdioServer() {
 	var err error
 	switch os.Getenv(stdioServerEnv) {
+	case "stall":
+		runStallingServer()
 	case "specter":
 		err = (&stdio.Server{Handler: fixture.New(specter.Logger(zerolog.Nop()))}).Run(context.Background())
 	case "specter-content-length":

@@ -94,9 +94,20 @@ func (m *messageConn) listen(_ context.Context, open func()) error {
 	return nil
 }
 
+// contextCloser is a Conn whose Close can be cut short by a context
+// (a command, which Close may otherwise wait on for its wait delay).
+type contextCloser interface {
+	closeContext(ctx context.Context) error
+}
+
 // close closes the Conn and waits for its reading to end.
-func (m *messageConn) close(context.Context) error {
-	err := m.c.Close()
+func (m *messageConn) close(ctx context.Context) error {
+	var err error
+	if cc, ok := m.c.(contextCloser); ok {
+		err = cc.closeContext(ctx)
+	} else {
+		err = m.c.Close()
+	}
 	m.stop()
 	<-m.done
 	return err

@@ -3,6 +3,7 @@ package client
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"iter"
 
 	"github.com/specter-mcp/specter/mcp"
@@ -65,7 +66,7 @@ func (c *Client) ListTools(ctx context.Context, cursor string, opts ...CallOptio
 
 // Tools iterates over every tool of every page.
 func (c *Client) Tools(ctx context.Context) iter.Seq2[mcp.Tool, error] {
-	return pages(ctx, func(cursor string) ([]mcp.Tool, string, error) {
+	return pages(c, mcp.MethodToolsList, func(cursor string) ([]mcp.Tool, string, error) {
 		r, err := c.ListTools(ctx, cursor)
 		if err != nil {
 			return nil, "", err
@@ -122,7 +123,7 @@ func (c *Client) ListPrompts(ctx context.Context, cursor string, opts ...CallOpt
 
 // Prompts iterates over every prompt of every page.
 func (c *Client) Prompts(ctx context.Context) iter.Seq2[mcp.Prompt, error] {
-	return pages(ctx, func(cursor string) ([]mcp.Prompt, string, error) {
+	return pages(c, mcp.MethodPromptsList, func(cursor string) ([]mcp.Prompt, string, error) {
 		r, err := c.ListPrompts(ctx, cursor)
 		if err != nil {
 			return nil, "", err
@@ -151,7 +152,7 @@ func (c *Client) ListResources(ctx context.Context, cursor string, opts ...CallO
 
 // Resources iterates over every resource of every page.
 func (c *Client) Resources(ctx context.Context) iter.Seq2[mcp.Resource, error] {
-	return pages(ctx, func(cursor string) ([]mcp.Resource, string, error) {
+	return pages(c, mcp.MethodResourcesList, func(cursor string) ([]mcp.Resource, string, error) {
 		r, err := c.ListResources(ctx, cursor)
 		if err != nil {
 			return nil, "", err
@@ -171,7 +172,7 @@ func (c *Client) ListResourceTemplates(ctx context.Context, cursor string, opts 
 
 // ResourceTemplates iterates over every resource template of every page.
 func (c *Client) ResourceTemplates(ctx context.Context) iter.Seq2[mcp.ResourceTemplate, error] {
-	return pages(ctx, func(cursor string) ([]mcp.ResourceTemplate, string, error) {
+	return pages(c, mcp.MethodResourceTemplatesList, func(cursor string) ([]mcp.ResourceTemplate, string, error) {
 		r, err := c.ListResourceTemplates(ctx, cursor)
 		if err != nil {
 			return nil, "", err
@@ -209,24 +210,39 @@ func (c *Client) Complete(ctx context.Context, p mcp.CompleteParams) (*mcp.Compl
 	return &res, nil
 }
 
-// pages iterates over the items of a paginated list.
-func pages[T any](ctx context.Context, page func(cursor string) ([]T, string, error)) iter.Seq2[T, error] {
+// pages iterates over the items of a paginated list, within the
+// client's bounds: a list longer than MaxPages pages or MaxListItems
+// items, one that comes back to a cursor it gave before, or one cut
+// short by ctx ends with an error, never as a shorter list that looks
+// whole.
+func pages[T any](c *Client, method string, page func(cursor string) ([]T, string, error)) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		cursor := ""
+		var zero T
+		cursor, items := "", 0
 		seen := map[string]bool{}
-		for {
-			items, next, err := page(cursor)
+		for n := 1; ; n++ {
+			got, next, err := page(cursor)
 			if err != nil {
-				var zero T
 				yield(zero, err)
 				return
 			}
-			for _, it := range items {
+			if items += len(got); items > c.opts.MaxListItems {
+				yield(zero, fmt.Errorf("mcp client: %s: the list has more than %d items (MaxListItems)", method, c.opts.MaxListItems))
+				return
+			}
+			for _, it := range got {
 				if !yield(it, nil) {
 					return
 				}
 			}
-			if next == "" || seen[next] || ctx.Err() != nil {
+			switch {
+			case next == "":
+				return
+			case seen[next]:
+				yield(zero, fmt.Errorf("mcp client: %s: the server gave the cursor %q twice", method, next))
+				return
+			case n >= c.opts.MaxPages:
+				yield(zero, fmt.Errorf("mcp client: %s: the list has more than %d pages (MaxPages)", method, c.opts.MaxPages))
 				return
 			}
 			seen[next] = true

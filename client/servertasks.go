@@ -130,6 +130,9 @@ func (c *Client) serveTask(m *jsonrpc.Message) (any, error) {
 }
 
 // startTask runs a server request as a task and answers with the task.
+// At most MaxServerRequests tasks run at once, apart from the requests
+// being answered (so that a server can still poll the ones that run);
+// as many more are refused with -32000.
 func (c *Client) startTask(method string, params json.RawMessage, ttl time.Duration) (any, error) {
 	if ttl <= 0 {
 		ttl = defaultTaskTTL
@@ -140,10 +143,17 @@ func (c *Client) startTask(method string, params json.RawMessage, ttl time.Durat
 	ctx, cancel := context.WithCancel(c.ctx)
 	now := time.Now()
 	t := &serverTask{id: hex.EncodeToString(id[:]), created: now, updated: now, ttl: ttl, cancel: cancel, done: make(chan struct{}), status: mcp.TaskWorking}
+	select {
+	case c.tasking <- struct{}{}:
+	default:
+		cancel()
+		return nil, jsonrpc.Errorf(codeBusy, "%s: the client is busy: %d tasks of the server are running", method, cap(c.tasking))
+	}
 	c.mu.Lock()
 	c.sweepTasks()
 	if c.closed || len(c.running) >= maxServerTasks {
 		c.mu.Unlock()
+		<-c.tasking
 		cancel()
 		return nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "%s: the client holds %d tasks already", method, maxServerTasks)
 	}
@@ -154,6 +164,7 @@ func (c *Client) startTask(method string, params json.RawMessage, ttl time.Durat
 	c.mu.Unlock()
 	go func() {
 		defer c.wg.Done()
+		defer func() { <-c.tasking }()
 		defer cancel()
 		res, err := c.answer(ctx, method, params)
 		var raw json.RawMessage

@@ -60,6 +60,36 @@ func (s *scripted) ask(id, method string, params any) *jsonrpc.Message {
 	return m
 }
 
+// connectScripted connects a session-era client with opts over ours,
+// s answering its initialize, and returns the client and the initialize
+// request. Cleanup closes both ends.
+func connectScripted(t *testing.T, s *scripted, ours net.Conn, opts *client.Options) (*client.Client, *jsonrpc.Message) {
+	t.Helper()
+	connected := make(chan *client.Client, 1)
+	go func() {
+		c, err := client.Connect(t.Context(), pipe{ours}, opts)
+		if err != nil {
+			t.Error(err)
+		}
+		connected <- c
+	}()
+	init := s.recv()
+	res, _ := json.Marshal(mcp.InitializeResult{ProtocolVersion: mcp.Version20251125, ServerInfo: mcp.Implementation{Name: "scripted", Version: "1"}})
+	_ = json.NewEncoder(s.conn).Encode(&jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: init.ID, Result: res})
+	if m := s.recv(); m.Method != mcp.NotificationInitialized {
+		t.Fatalf("after initialize: %+v", m)
+	}
+	c := <-connected
+	if c == nil {
+		t.FailNow()
+	}
+	t.Cleanup(func() {
+		_ = c.Close(context.Background())
+		s.conn.Close()
+	})
+	return c, init
+}
+
 // TestServerTasks: a session-era server asks for sampling as tasks; the
 // client answers each with a task at once, and serves tasks/get,
 // tasks/list, tasks/cancel and tasks/result, within its bound of held
@@ -69,7 +99,8 @@ func TestServerTasks(t *testing.T) {
 	s := &scripted{t: t, conn: theirs, dec: json.NewDecoder(theirs)}
 	release := make(chan struct{})
 	cancelled := make(chan struct{}, 64)
-	opts := &client.Options{Version: mcp.Version20251125, Tasks: true,
+	// Room for more tasks running at once than the 32 held.
+	opts := &client.Options{Version: mcp.Version20251125, Tasks: true, MaxServerRequests: 64,
 		Sampling: func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 			if p.Messages[0].Content.Text() == "now" {
 				return &mcp.CreateMessageResult{Role: mcp.RoleAssistant, Model: "m", Content: mcp.SamplingContent{mcp.Text("at once")}}, nil
@@ -82,33 +113,12 @@ func TestServerTasks(t *testing.T) {
 				return nil, ctx.Err()
 			}
 		}}
-	connected := make(chan *client.Client, 1)
-	go func() {
-		c, err := client.Connect(t.Context(), pipe{ours}, opts)
-		if err != nil {
-			t.Error(err)
-		}
-		connected <- c
-	}()
-	init := s.recv()
+	_, init := connectScripted(t, s, ours, opts)
 	var ip mcp.InitializeParams
 	_ = json.Unmarshal(init.Params, &ip)
 	if !strings.Contains(string(ip.Capabilities.Tasks), `"sampling":{"createMessage":{}}`) {
 		t.Errorf("tasks capability %s", ip.Capabilities.Tasks)
 	}
-	res, _ := json.Marshal(mcp.InitializeResult{ProtocolVersion: mcp.Version20251125, ServerInfo: mcp.Implementation{Name: "scripted", Version: "1"}})
-	_ = json.NewEncoder(theirs).Encode(&jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: init.ID, Result: res})
-	if m := s.recv(); m.Method != mcp.NotificationInitialized {
-		t.Fatalf("after initialize: %+v", m)
-	}
-	c := <-connected
-	if c == nil {
-		t.FailNow()
-	}
-	defer func() {
-		_ = c.Close(context.Background())
-		theirs.Close()
-	}()
 
 	sample := func(text string, task bool) map[string]any {
 		p := map[string]any{"messages": []any{map[string]any{"role": "user", "content": mcp.Text(text)}}, "maxTokens": 10}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -44,10 +43,10 @@ func (c *Client) runsAsTask(name string, o *callOptions) bool {
 }
 
 // awaitSessionTask follows a task of revision 2025-11-25 that the server
-// made of a request: tasks/get at the server's poll interval while the
-// task works, then tasks/result, which the server holds until the task
-// ends, sending the questions the task has for the client on the way
-// (the client's handlers answer them). It returns what the request would
+// made of a request: tasks/get at the server's poll interval (never
+// faster than minPoll) while the task works, then tasks/result, which the
+// server holds until the task ends, sending the questions the task has
+// for the client on the way (the client's handlers answer them). It returns what the request would
 // have returned; when ctx ends first, the task is cancelled.
 func (c *Client) awaitSessionTask(ctx context.Context, method string, created json.RawMessage) (json.RawMessage, error) {
 	var cr mcp.CreateTaskResult
@@ -56,11 +55,9 @@ func (c *Client) awaitSessionTask(ctx context.Context, method string, created js
 	}
 	t := *cr.Task
 	id := t.TaskID
-	timer := time.NewTimer(0)
-	defer timer.Stop()
 	for t.Status == mcp.TaskWorking {
-		if err := c.pause(ctx, timer, t.PollInterval, method, id); err != nil {
-			return nil, err
+		if err := c.wait(ctx, pollInterval(t.PollInterval)); err != nil {
+			return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, err))
 		}
 		var next mcp.SessionTask
 		if err := c.call(ctx, mcp.MethodTasksGet, mcp.TaskParams{TaskID: id}, &next, nil); err != nil {

@@ -12,7 +12,8 @@ import (
 // JSON-RPC messages over its standard input and output, one per line, or
 // in Content-Length frames (Framing). The command's standard error is
 // left as set on Cmd. Close closes its input and waits for it to exit,
-// killing it after WaitDelay.
+// killing it after WaitDelay. A write to a command that stopped reading
+// gives up when its context ends.
 type CommandTransport struct {
 	Cmd *exec.Cmd
 	// WaitDelay is how long Close waits for the command to exit once its
@@ -68,13 +69,22 @@ type commandConn struct {
 
 // Close closes the command's input, which tells it to exit, and waits
 // for it, killing it after the wait delay. Its output then ends.
-func (c *commandConn) Close() error {
-	_ = c.streamConn.Close()
+func (c *commandConn) Close() error { return c.closeContext(context.Background()) }
+
+// closeContext closes the command's input and waits for the command to
+// exit, for the wait delay or until ctx ends, whichever comes first; then
+// it kills the command. A message being written when it begins is given
+// the same time to go through: a command that stopped reading holds up
+// nothing past it.
+func (c *commandConn) closeContext(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.wait)
+	defer cancel()
+	_ = c.streamConn.closeWithin(ctx.Done())
 	exited := make(chan error, 1)
 	go func() { exited <- c.cmd.Wait() }()
 	select {
 	case <-exited:
-	case <-time.After(c.wait):
+	case <-ctx.Done():
 		_ = c.cmd.Process.Kill()
 		<-exited
 	}

@@ -30,14 +30,19 @@ func (c *Client) CancelTask(ctx context.Context, id string) error {
 	return c.call(ctx, mcp.MethodTasksCancel, mcp.TaskParams{TaskID: id}, nil, nil)
 }
 
-// defaultPoll is the polling interval of a task whose server gave none.
-const defaultPoll = time.Second
+// defaultPoll is the polling interval of a task whose server gave none;
+// minPoll is the shortest the client takes, whatever the server says.
+const (
+	defaultPoll = time.Second
+	minPoll     = 100 * time.Millisecond
+)
 
 // awaitTask follows a task the server made of a request until it ends:
-// it polls tasks/get at the server's interval, answers input requests
-// with the client's handlers through tasks/update, and returns the
-// result the request would have had. When ctx ends first, the task is
-// cancelled.
+// it polls tasks/get at the server's interval (never faster than
+// minPoll), answers input requests with the client's handlers through
+// tasks/update, at most MaxInputRounds times, and returns the result the
+// request would have had. When ctx ends first, or the rounds run out, the
+// task is cancelled.
 func (c *Client) awaitTask(ctx context.Context, method string, created json.RawMessage) (json.RawMessage, error) {
 	var t mcp.Task
 	if err := json.Unmarshal(created, &t); err != nil || t.TaskID == "" {
@@ -53,10 +58,12 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 		}
 		t = *next
 	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for !t.Terminal() {
+	for rounds := 0; !t.Terminal(); {
 		if t.Status == mcp.TaskInputRequired && len(t.InputRequests) > 0 {
+			if rounds >= c.opts.MaxInputRounds {
+				return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s still asks for input after %d rounds", method, id, rounds))
+			}
+			rounds++
 			reqs := make(map[string]json.RawMessage, len(t.InputRequests))
 			for key, in := range t.InputRequests {
 				reqs[key], _ = json.Marshal(in) // decoded from JSON: encodes
@@ -70,8 +77,9 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 			if err := c.UpdateTask(ctx, id, responses); err != nil {
 				return nil, c.abandon(id, err)
 			}
-		} else if err := c.pause(ctx, timer, t.PollIntervalMs, method, id); err != nil {
-			return nil, err
+		}
+		if err := c.wait(ctx, pollInterval(t.PollIntervalMs)); err != nil {
+			return nil, c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, err))
 		}
 		next, err := c.GetTask(ctx, id)
 		if err != nil {
@@ -92,18 +100,25 @@ func (c *Client) awaitTask(ctx context.Context, method string, created json.RawM
 	}
 }
 
-// pause waits for a task's poll interval (the server's, else
-// defaultPoll). When ctx ends first, the task is cancelled and the error
-// says so.
-func (c *Client) pause(ctx context.Context, timer *time.Timer, intervalMs int64, method, id string) error {
-	wait := time.Duration(intervalMs) * time.Millisecond
-	if wait <= 0 {
-		wait = defaultPoll
+// pollInterval is the pause before the next tasks/get of a task whose
+// server asked for ms milliseconds.
+func pollInterval(ms int64) time.Duration {
+	if ms <= 0 {
+		return defaultPoll
 	}
-	timer.Reset(wait)
+	return max(time.Duration(ms)*time.Millisecond, minPoll)
+}
+
+// wait pauses for d, or until ctx ends.
+func (c *Client) wait(ctx context.Context, d time.Duration) error {
+	if c.pause != nil {
+		return c.pause(ctx, d)
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
 	select {
 	case <-ctx.Done():
-		return c.abandon(id, fmt.Errorf("mcp client: %s: task %s: %w", method, id, ctx.Err()))
+		return ctx.Err()
 	case <-timer.C:
 		return nil
 	}

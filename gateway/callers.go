@@ -38,6 +38,11 @@ type CallerServer struct {
 	// (RFC 8693) for a token for the server, which the server's 401
 	// challenge leads to.
 	Exchange *oauth.Client
+	// Issuers are the authorization servers (issuer identifiers, as their
+	// metadata gives them) where Exchange may send the caller's token and
+	// the gateway's secret; the server's metadata naming any other is
+	// refused. Required with Exchange.
+	Issuers []string
 	// Credential, if set instead, returns the bearer token the gateway
 	// presents to the server for caller, on every request (cache within
 	// it if that costs).
@@ -324,6 +329,7 @@ func (p *pool) httpClient(caller Caller) (*http.Client, error) {
 		tr, err := oauth.New(oauth.Config{HTTPClient: p.cfg.HTTPClient, Grant: oauth.TokenExchange{
 			Client:       *p.cfg.Exchange,
 			SubjectToken: func(context.Context) (string, error) { return caller.Token, nil },
+			Issuers:      p.cfg.Issuers,
 		}})
 		if err != nil {
 			return nil, err

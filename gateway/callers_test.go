@@ -185,7 +185,7 @@ func toolNames(t *testing.T, c *client.Client) []string {
 func TestPerCallerIdentityByTokenExchange(t *testing.T) {
 	eras(t, func(t *testing.T, up, down string) {
 		rt := newRights(t)
-		url := perCallerGateway(t, rt, gateway.CallerServer{URL: rt.url, Exchange: &oauth.Client{ID: "gw", Secret: "gw-secret"},
+		url := perCallerGateway(t, rt, gateway.CallerServer{URL: rt.url, Exchange: &oauth.Client{ID: "gw", Secret: "gw-secret"}, Issuers: []string{rt.dev.Issuer},
 			Options: &client.Options{Version: down}})
 		adaToken, bobToken := rt.gateway.Token("ada", "notes:read", "notes:delete"), rt.gateway.Token("bob", "notes:read")
 		ada, bob := caller(t, url, adaToken, up), caller(t, url, bobToken, up)
@@ -264,7 +264,7 @@ func TestPerCallerWithoutATokenSeesNothing(t *testing.T) {
 	rt := newRights(t)
 	gw := specter.NewRouter("gateway", "1.0.0", specter.Logger(zerolog.Nop()))
 	defer gw.Shutdown(context.Background())
-	g, err := gateway.New(t.Context(), nil, gw, gateway.PerCaller("notes", gateway.CallerServer{URL: rt.url, Exchange: &oauth.Client{ID: "gw", Secret: "gw-secret"}}))
+	g, err := gateway.New(t.Context(), nil, gw, gateway.PerCaller("notes", gateway.CallerServer{URL: rt.url, Exchange: &oauth.Client{ID: "gw", Secret: "gw-secret"}, Issuers: []string{rt.dev.Issuer}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -119,6 +119,7 @@ func ExampleNew() {
 	g, err := gateway.New(ctx, nil, gw, gateway.PerCaller("crm", gateway.CallerServer{
 		URL:            "https://crm.example.com/mcp",
 		Exchange:       &oauth.Client{ID: "gateway", Secret: "its secret"},
+		Issuers:        []string{"https://login.example.com"},
 		MaxConnections: 500,
 	}))
 	if err != nil {

@@ -41,7 +41,9 @@ import (
 // so that app-only tools stay app-only), and the UI resources the tools
 // link to are re-exported with them, at their Host URIs (ui://server/…).
 // When a server's list changes, its declarations on r are replaced, and
-// r tells its own clients. Items r refuses to declare (a tool without a
+// r tells its own clients; a storm of list_changed costs two refetches
+// per server and kind (the one in flight and one pending), not one each.
+// Items r refuses to declare (a tool without a
 // usable input schema, a name another server took) are skipped, and
 // reported in the returned error; the rest are mounted.
 func Mount(ctx context.Context, h *host.Host, r *specter.Router, opts ...Option) error {

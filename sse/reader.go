@@ -2,6 +2,8 @@ package sse
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -23,21 +25,35 @@ type ReadEvent struct {
 type Reader struct {
 	r     *bufio.Reader
 	lines []string // lines split off the last read at CRs, not yet used
+	max   int      // bound on the field lines of one event
 }
 
-// NewReader reads events from r.
-func NewReader(r io.Reader) *Reader {
-	return &Reader{r: bufio.NewReaderSize(r, 64<<10)}
+// DefaultMaxEvent bounds one event of a NewReader: the bytes of its field
+// lines (data, id, event, retry), line ends included.
+const DefaultMaxEvent = 64 << 20
+
+// ErrEventTooLarge is Next's error for an event, or a single line, over
+// the reader's bound. The stream cannot be read further.
+var ErrEventTooLarge = errors.New("sse: event too large")
+
+// NewReader reads events from r, each at most DefaultMaxEvent bytes.
+func NewReader(r io.Reader) *Reader { return NewLimitedReader(r, DefaultMaxEvent) }
+
+// NewLimitedReader reads events from r, each at most max bytes.
+func NewLimitedReader(r io.Reader, max int) *Reader {
+	return &Reader{r: bufio.NewReaderSize(r, 64<<10), max: max}
 }
 
 // Next returns the next event. Comments are skipped. It returns io.EOF at
-// the end of the stream.
+// the end of the stream, and ErrEventTooLarge (wrapped) for an event over
+// the bound, having read no more of it than the bound.
 func (er *Reader) Next() (ReadEvent, error) {
 	var ev ReadEvent
-	var data []string
+	var data strings.Builder
+	used := 0
 	seen := false
 	for {
-		line, err := er.line()
+		line, err := er.line(er.max - used)
 		if err != nil {
 			// An event the stream ended in the middle of is not
 			// dispatched (WHATWG event-stream interpretation).
@@ -53,6 +69,7 @@ func (er *Reader) Next() (ReadEvent, error) {
 			continue
 		}
 		seen = true
+		used += len(line) + 1
 		field, value, _ := strings.Cut(line, ":")
 		value = strings.TrimPrefix(value, " ")
 		switch field {
@@ -61,7 +78,10 @@ func (er *Reader) Next() (ReadEvent, error) {
 		case "event":
 			ev.Name = value
 		case "data":
-			data = append(data, value)
+			if ev.HasData {
+				data.WriteByte('\n')
+			}
+			data.WriteString(value)
 			ev.HasData = true
 		case "retry":
 			if ms, err := strconv.Atoi(value); err == nil {
@@ -69,24 +89,36 @@ func (er *Reader) Next() (ReadEvent, error) {
 			}
 		}
 	}
-	ev.Data = strings.Join(data, "\n")
+	ev.Data = data.String()
 	return ev, nil
 }
 
-// line returns the next line without its line end. The stream is read up
-// to a LF; a CR before it ends a line too. (A CR-only stream is therefore
-// read when its next LF arrives: the servers under test end lines in LF.)
-func (er *Reader) line() (string, error) {
+// line returns the next line without its line end, refusing one longer
+// than room. The stream is read up to a LF; a CR before it ends a line
+// too. (A CR-only stream is therefore read when its next LF arrives: the
+// servers under test end lines in LF.)
+func (er *Reader) line(room int) (string, error) {
 	if len(er.lines) == 0 {
-		chunk, err := er.r.ReadString('\n')
-		if err != nil {
-			return "", err
+		var chunk []byte
+		for {
+			frag, err := er.r.ReadSlice('\n')
+			if len(chunk)+len(frag) > room+2 { // the line end is free
+				return "", fmt.Errorf("%w: over %d bytes", ErrEventTooLarge, er.max)
+			}
+			chunk = append(chunk, frag...)
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != nil {
+				return "", err
+			}
+			break
 		}
-		chunk = strings.TrimSuffix(strings.TrimSuffix(chunk, "\n"), "\r")
-		if !strings.Contains(chunk, "\r") {
-			return chunk, nil
+		line := strings.TrimSuffix(strings.TrimSuffix(string(chunk), "\n"), "\r")
+		if !strings.Contains(line, "\r") {
+			return line, nil
 		}
-		er.lines = strings.Split(chunk, "\r")
+		er.lines = strings.Split(line, "\r")
 	}
 	l := er.lines[0]
 	er.lines = er.lines[1:]

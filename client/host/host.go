@@ -73,7 +73,7 @@ type Host struct {
 
 	mu       sync.Mutex
 	closed   bool
-	watchers []func(ctx context.Context, server, notification string) // Watch's
+	watchers []*watcher // Watch's
 }
 
 type member struct {
@@ -83,6 +83,9 @@ type member struct {
 
 	mu    sync.Mutex
 	lists map[string]*cached // by list method
+	// changes counts the list_changed notifications of each list method,
+	// so that a fetch overtaken by one is not cached.
+	changes map[string]int
 }
 
 type cached struct {
@@ -138,7 +141,7 @@ func (h *Host) add(ctx context.Context, s Server) error {
 	case h.members[s.Name] != nil:
 		return fmt.Errorf("host: two servers are named %q", s.Name)
 	}
-	m := &member{name: s.Name, lists: map[string]*cached{}}
+	m := &member{name: s.Name, lists: map[string]*cached{}, changes: map[string]int{}}
 	var o client.Options
 	if s.Options != nil {
 		o = *s.Options
@@ -158,6 +161,7 @@ func (h *Host) add(ctx context.Context, s Server) error {
 			m.mu.Lock()
 			for _, list := range lists {
 				delete(m.lists, list)
+				m.changes[list]++
 			}
 			m.mu.Unlock()
 			h.changed(m.name, method)
@@ -214,29 +218,72 @@ func (h *Host) changed(server, notification string) {
 		h.opts.OnChange(server, notification)
 	}
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.closed {
-		return
-	}
-	for _, w := range h.watchers {
-		// Notifications arrive on a client's reading goroutine, which a
-		// list request needs: w runs elsewhere.
-		h.wg.Add(1)
-		go func() {
-			defer h.wg.Done()
-			w(h.ctx, server, notification)
-		}()
+	watchers := slices.Clone(h.watchers)
+	h.mu.Unlock()
+	for _, w := range watchers {
+		h.deliver(w, server, notification)
 	}
 }
 
 // Watch has f told, on a goroutine of its own, which server's list of
 // which kind changed (mcp.NotificationToolsChanged, …), after the cache
 // was dropped. Unlike Options.OnChange, f may ask the servers (list them
-// again, say); its ctx ends at Close, which waits for it.
+// again, say); its ctx ends at Close, which waits for it. Calls for one
+// server and kind do not overlap: the changes that come while one runs
+// fold into one more call after it, so that a storm of list_changed
+// costs f two calls, not one each.
 func (h *Host) Watch(f func(ctx context.Context, server, notification string)) {
 	h.mu.Lock()
-	h.watchers = append(h.watchers, f)
+	defer h.mu.Unlock()
+	h.watchers = append(h.watchers, &watcher{fn: f, state: map[[2]string]bool{}})
+}
+
+// watcher is a function given to Watch, with the calls it has running.
+type watcher struct {
+	fn func(ctx context.Context, server, notification string)
+
+	mu    sync.Mutex
+	state map[[2]string]bool // calls running, by server and kind: whether another is pending
+}
+
+// deliver calls w for a change in a goroutine of its own (notifications
+// arrive on a client's reading goroutine, which w's list requests need),
+// or marks one pending behind the call running for the same server and
+// kind.
+func (h *Host) deliver(w *watcher, server, notification string) {
+	key := [2]string{server, notification}
+	w.mu.Lock()
+	if _, running := w.state[key]; running {
+		w.state[key] = true
+		w.mu.Unlock()
+		return
+	}
+	w.state[key] = false
+	w.mu.Unlock()
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		w.mu.Lock()
+		delete(w.state, key)
+		w.mu.Unlock()
+		return
+	}
+	h.wg.Add(1)
 	h.mu.Unlock()
+	go func() {
+		defer h.wg.Done()
+		for {
+			w.fn(h.ctx, server, notification)
+			w.mu.Lock()
+			if !w.state[key] {
+				delete(w.state, key)
+				w.mu.Unlock()
+				return
+			}
+			w.state[key] = false
+			w.mu.Unlock()
+		}
+	}()
 }
 
 // Close ends the listen streams and closes every client.
@@ -283,6 +330,7 @@ func listAs[T, K any](ctx context.Context, h *Host, m *member, method string, fe
 		m.mu.Unlock()
 		return e.items.([]K), nil
 	}
+	changes := m.changes[method]
 	m.mu.Unlock()
 	started := time.Now()
 	var items []T
@@ -294,9 +342,11 @@ func listAs[T, K any](ctx context.Context, h *Host, m *member, method string, fe
 	}
 	kept := keep(items)
 	m.mu.Lock()
-	// A list_changed that came while fetching dropped an older entry or
-	// none; keep this list either way, stamped with when it was asked for.
-	m.lists[method] = &cached{items: kept, fetched: started}
+	// A list_changed that came while fetching may not be in this list:
+	// keep it only if none did, stamped with when it was asked for.
+	if m.changes[method] == changes {
+		m.lists[method] = &cached{items: kept, fetched: started}
+	}
 	m.mu.Unlock()
 	return kept, nil
 }

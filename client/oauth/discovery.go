@@ -86,6 +86,26 @@ type ServerMetadata struct {
 	DPoPSigningAlgValuesSupported     []string `json:"dpop_signing_alg_values_supported"`
 }
 
+// check refuses metadata naming an endpoint that is not https (or http on
+// loopback): each is sent credentials, and the authorization endpoint is
+// handed to the browser opener, where a javascript:, file: or data: URL
+// would run or read whatever it says.
+func (m *ServerMetadata) check() error {
+	for _, e := range []struct{ name, url string }{
+		{"authorization_endpoint", m.AuthorizationEndpoint},
+		{"token_endpoint", m.TokenEndpoint},
+		{"registration_endpoint", m.RegistrationEndpoint},
+	} {
+		if e.url == "" {
+			continue
+		}
+		if err := checkURL(e.url); err != nil {
+			return fmt.Errorf("oauth: the authorization server's %s: %w", e.name, err)
+		}
+	}
+	return nil
+}
+
 // errNotFound marks a metadata URL that has no document.
 var errNotFound = errors.New("no metadata there")
 
@@ -125,12 +145,23 @@ func wellKnown(u *url.URL, name string) string {
 // discoverResource finds the protected resource metadata of the server at
 // server: from the challenge if it names it, else at the path-based and
 // then the root well-known URL. It returns nil when there is none.
-func discoverResource(ctx context.Context, hc *http.Client, server *url.URL, ch Challenge) (*ResourceMetadata, error) {
+func discoverResource(ctx context.Context, hc *http.Client, server *url.URL, ch Challenge, crossOrigin bool) (*ResourceMetadata, error) {
 	candidates := []string{wellKnown(server, "oauth-protected-resource")}
 	if p := strings.Trim(server.EscapedPath(), "/"); p != "" {
 		candidates = append(candidates, server.Scheme+"://"+server.Host+"/.well-known/oauth-protected-resource")
 	}
 	if ch.ResourceMetadata != "" {
+		// On the server's own origin the document is as safe as the server
+		// itself; elsewhere it is a request to wherever the 401 says.
+		u, err := url.Parse(ch.ResourceMetadata)
+		if err != nil || !sameOrigin(u, server) {
+			if !crossOrigin {
+				return nil, fmt.Errorf("oauth: the challenge's resource_metadata %q is not on the MCP server's origin (Config.AllowCrossOriginMetadata)", ch.ResourceMetadata)
+			}
+			if err := checkURL(ch.ResourceMetadata); err != nil {
+				return nil, fmt.Errorf("oauth: the challenge's resource_metadata: %w", err)
+			}
+		}
 		candidates = []string{ch.ResourceMetadata}
 	}
 	for _, u := range candidates {
@@ -170,10 +201,10 @@ func checkResource(server *url.URL, resource string) error {
 // trying the RFC 8414 and OpenID Connect well-known URLs in the order the
 // MCP specification gives, and checks that it is the issuer's own.
 func discoverServer(ctx context.Context, hc *http.Client, issuer string) (*ServerMetadata, error) {
-	u, err := url.Parse(issuer)
-	if err != nil || u.Scheme == "" || u.Host == "" {
-		return nil, fmt.Errorf("oauth: invalid authorization server %q", issuer)
+	if err := checkURL(issuer); err != nil {
+		return nil, fmt.Errorf("oauth: the authorization server: %w", err)
 	}
+	u, _ := url.Parse(issuer)
 	origin := u.Scheme + "://" + u.Host
 	var candidates []string
 	if p := strings.TrimSuffix(u.EscapedPath(), "/"); p != "" {
@@ -198,6 +229,9 @@ func discoverServer(ctx context.Context, hc *http.Client, issuer string) (*Serve
 		// built from, or the metadata may be an attacker's.
 		if m.Issuer != issuer {
 			return nil, fmt.Errorf("oauth: the metadata at %s is for issuer %q, not %q", c, m.Issuer, issuer)
+		}
+		if err := m.check(); err != nil {
+			return nil, err
 		}
 		return &m, nil
 	}

@@ -20,4 +20,16 @@
 // A Store (FileStore for command-line tools) keeps tokens per issuer and
 // resource, and dynamic registrations per issuer, from one run to the
 // next.
+//
+// What an MCP server says is not trusted further than its own origin:
+// resource metadata is read from that origin only (unless
+// Config.AllowCrossOriginMetadata), no discovery, registration or token
+// request follows a redirect to another origin, every endpoint that
+// metadata names must be https (http only on loopback) before it is
+// requested or handed to the RedirectHandler, Config.CheckServer vets each
+// authorization server URL (by default, DenyPrivateFromPublic keeps a
+// public server from pointing at private addresses), a Grant's credentials
+// go only to the issuers it names, an authorization server that does not
+// advertise PKCE with S256 is refused, and LoopbackRedirect ignores
+// callbacks that lack the flow's state.
 package oauth

@@ -22,6 +22,7 @@ func TestTokenExchange(t *testing.T) {
 	tr, err := oauth.New(oauth.Config{Grant: oauth.TokenExchange{
 		Client:       oauth.Client{ID: "gateway", Secret: "gateway-secret"},
 		SubjectToken: func(context.Context) (string, error) { return "callers-token", nil },
+		Issuers:      []string{as.srv.URL},
 	}})
 	if err != nil {
 		t.Fatal(err)

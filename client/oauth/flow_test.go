@@ -343,7 +343,23 @@ func TestAuthorizationResponseFromAnotherIssuer(t *testing.T) {
 // listener.
 func TestLoopbackRedirect(t *testing.T) {
 	as := newTestAS(t)
-	resource := notesServer(t, as)
+	c, opened, page := loopbackLogin(t, notesServer(t, as), nil)
+	if !strings.HasPrefix(opened, as.srv.URL+"/authorize?") {
+		t.Errorf("opened %s", opened)
+	}
+	if !strings.Contains(page, "close this window") {
+		t.Errorf("the browser shows %q", page)
+	}
+	if _, err := c.CallTool(t.Context(), "list", nil); err != nil {
+		t.Error(err)
+	}
+}
+
+// loopbackLogin connects to resource through a LoopbackRedirect on a free
+// loopback port, whose "browser" follows the authorization page to the
+// listener once before(redirect URI) has run. It returns the client, the
+// URL opened last and the page the browser was shown.
+func loopbackLogin(t *testing.T, resource string, before func(redirect string)) (c *client.Client, opened, page string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0") // a free port for the redirect URI
 	if err != nil {
 		t.Fatal(err)
@@ -352,11 +368,15 @@ func TestLoopbackRedirect(t *testing.T) {
 	ln.Close()
 	browser := &http.Client{}
 	t.Cleanup(browser.CloseIdleConnections)
-	opened, browsed := make(chan string, 1), make(chan struct{})
+	var browsers sync.WaitGroup
 	tr, err := oauth.New(oauth.Config{RedirectURL: redirect, Redirect: oauth.LoopbackRedirect{Open: func(authURL string) error {
-		opened <- authURL
+		if before != nil {
+			before(redirect)
+		}
+		opened = authURL
+		browsers.Add(1)
 		go func() {
-			defer close(browsed)
+			defer browsers.Done()
 			res, err := browser.Get(authURL) // follows the redirect to the listener
 			if err != nil {
 				t.Error(err)
@@ -364,9 +384,7 @@ func TestLoopbackRedirect(t *testing.T) {
 			}
 			body, _ := io.ReadAll(res.Body)
 			res.Body.Close()
-			if !strings.Contains(string(body), "close this window") {
-				t.Errorf("the browser shows %q", body)
-			}
+			page = string(body)
 		}()
 		return nil
 	}}})
@@ -375,16 +393,11 @@ func TestLoopbackRedirect(t *testing.T) {
 	}
 	hc := &http.Client{Transport: tr}
 	t.Cleanup(hc.CloseIdleConnections)
-	c, err := client.Connect(t.Context(), &client.HTTPTransport{URL: resource, Client: hc}, nil)
+	c, err = client.Connect(t.Context(), &client.HTTPTransport{URL: resource, Client: hc}, nil)
+	browsers.Wait()
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
-	if u := <-opened; !strings.HasPrefix(u, as.srv.URL+"/authorize?") {
-		t.Errorf("opened %s", u)
-	}
-	<-browsed
-	if _, err := c.CallTool(t.Context(), "list", nil); err != nil {
-		t.Error(err)
-	}
+	return c, opened, page
 }

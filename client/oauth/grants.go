@@ -8,14 +8,39 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 )
 
 // A Grant obtains a token without taking a user through the authorization
 // endpoint: ClientCredentials, JWTBearer, EnterpriseManaged or
 // TokenExchange.
+//
+// A grant's credentials are bound to the authorization servers named in
+// its Issuers, as pre-registered clients are (Config.Clients): when an MCP
+// server's resource metadata names any other issuer, the Transport refuses
+// it before anything is sent, since the metadata is the MCP server's word
+// and the credentials are not its to direct.
 type Grant interface {
 	token(ctx context.Context, t *Transport, r *Request) (*Token, error)
+	issuers() []string
+}
+
+// AnyIssuer in a grant's Issuers sends its credentials to whichever
+// authorization server an MCP server names. It is for credentials worth no
+// more than the servers' trust, such as a test harness's.
+const AnyIssuer = "*"
+
+// grantFor refuses a grant for an issuer outside the ones it is bound to.
+func grantFor(g Grant, issuer string) error {
+	bound := g.issuers()
+	if slices.Contains(bound, issuer) || slices.Contains(bound, AnyIssuer) {
+		return nil
+	}
+	if len(bound) == 0 {
+		return fmt.Errorf("oauth: %T has no Issuers, so its credentials go to no authorization server; %s asked for them", g, issuer)
+	}
+	return fmt.Errorf("oauth: %T's credentials are for %s, not for the authorization server %s", g, strings.Join(bound, ", "), issuer)
 }
 
 // ClientCredentials is the client credentials grant, for a client acting
@@ -23,7 +48,13 @@ type Grant interface {
 // or a private key (private_key_jwt).
 type ClientCredentials struct {
 	Client Client
+	// Issuers are the authorization servers (their issuer identifiers,
+	// exactly as their metadata gives them) the credentials are for; no
+	// other gets them.
+	Issuers []string
 }
+
+func (g ClientCredentials) issuers() []string { return g.Issuers }
 
 func (g ClientCredentials) token(ctx context.Context, t *Transport, r *Request) (*Token, error) {
 	return t.tokenRequest(ctx, r.Server, &g.Client, grantForm("client_credentials", r))
@@ -35,10 +66,15 @@ func (g ClientCredentials) token(ctx context.Context, t *Transport, r *Request) 
 // the client. A refused assertion is reported, not retried.
 type JWTBearer struct {
 	Client Client
+	// Issuers are the authorization servers the client and its assertions
+	// are for; no other gets them.
+	Issuers []string
 	// Assertion returns the JWT for an authorization server (audience is
 	// its issuer).
 	Assertion func(ctx context.Context, audience string) (string, error)
 }
+
+func (g JWTBearer) issuers() []string { return g.Issuers }
 
 // grantJWTBearer is the grant type of RFC 7523.
 const grantJWTBearer = "urn:ietf:params:oauth:grant-type:jwt-bearer"
@@ -65,6 +101,10 @@ type EnterpriseManaged struct {
 	// Client is the client's registration with the MCP authorization
 	// server.
 	Client Client
+	// Issuers are the MCP authorization servers the client and the
+	// identity assertions are for; no other gets them, nor causes an
+	// exchange at the identity provider.
+	Issuers []string
 	// IDToken returns the user's ID token from the identity provider.
 	IDToken func(ctx context.Context) (string, error)
 	// IdPTokenEndpoint is the identity provider's token endpoint, and
@@ -79,6 +119,8 @@ const (
 	tokenTypeIDToken   = "urn:ietf:params:oauth:token-type:id_token"
 	tokenTypeIDJAG     = "urn:ietf:params:oauth:token-type:id-jag"
 )
+
+func (g EnterpriseManaged) issuers() []string { return g.Issuers }
 
 func (g EnterpriseManaged) token(ctx context.Context, t *Transport, r *Request) (*Token, error) {
 	if g.IDToken == nil || g.IdPTokenEndpoint == "" {
@@ -123,7 +165,12 @@ type TokenExchange struct {
 	// SubjectTokenType is the subject token's type; default
 	// urn:ietf:params:oauth:token-type:access_token.
 	SubjectTokenType string
+	// Issuers are the authorization servers the subject token and the
+	// client's credentials may go to (see Grant); AnyIssuer for any.
+	Issuers []string
 }
+
+func (g TokenExchange) issuers() []string { return g.Issuers }
 
 // tokenTypeAccessToken is RFC 8693's type of an OAuth access token.
 const tokenTypeAccessToken = "urn:ietf:params:oauth:token-type:access_token"

@@ -2,6 +2,7 @@ package oauth
 
 import (
 	"context"
+	"crypto/subtle"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +15,9 @@ import (
 // A RedirectHandler takes the user through the authorization endpoint:
 // it opens authURL (in a browser, for a command-line tool) and returns the
 // URL the authorization server redirected back to, with its code, state
-// and iss parameters. The client checks them.
+// and iss parameters. The client checks them. The Transport hands it only
+// https URLs (http on loopback): metadata naming any other endpoint, such
+// as a javascript:, file: or data: URL, is refused.
 type RedirectHandler interface {
 	Authorize(ctx context.Context, authURL string) (*url.URL, error)
 }
@@ -65,7 +68,8 @@ func (f FollowRedirect) Authorize(ctx context.Context, authURL string) (*url.URL
 // listens on the loopback redirect URI of the authorization request
 // (Config.RedirectURL, such as http://127.0.0.1:8976/callback), has Open
 // show the user the authorization page, usually in a browser, and returns
-// the URL the browser is sent back to.
+// the URL the browser is sent back to. Requests to the listener that do not
+// carry the flow's state are answered 400 and ignored.
 type LoopbackRedirect struct {
 	// Open shows authURL to the user.
 	Open func(authURL string) error
@@ -77,13 +81,17 @@ type LoopbackRedirect struct {
 // Authorize listens on the redirect URI, opens authURL and waits for the
 // browser's return, or for ctx to end.
 func (l LoopbackRedirect) Authorize(ctx context.Context, authURL string) (*url.URL, error) {
-	au, err := url.Parse(authURL)
-	if err != nil {
-		return nil, fmt.Errorf("oauth: %w", err)
+	if err := checkURL(authURL); err != nil {
+		return nil, fmt.Errorf("oauth: LoopbackRedirect opens only https authorization pages: %w", err)
 	}
+	au, _ := url.Parse(authURL)
 	redirect, err := url.Parse(au.Query().Get("redirect_uri"))
 	if err != nil || redirect.Scheme != "http" || applicationType(redirect.String()) != "native" || redirect.Port() == "" {
 		return nil, fmt.Errorf("oauth: LoopbackRedirect needs an http://127.0.0.1:<port>/ redirect URI, not %q", au.Query().Get("redirect_uri"))
+	}
+	state := au.Query().Get("state")
+	if state == "" {
+		return nil, errors.New("oauth: LoopbackRedirect needs an authorization URL with a state")
 	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", redirect.Host)
@@ -98,6 +106,12 @@ func (l LoopbackRedirect) Authorize(ctx context.Context, authURL string) (*url.U
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != redirect.Path {
 			http.NotFound(w, r)
+			return
+		}
+		// Any web page (an <img>) or local process can call the listener:
+		// only the callback carrying this flow's state counts.
+		if got := r.URL.Query().Get("state"); subtle.ConstantTimeCompare([]byte(got), []byte(state)) != 1 {
+			http.Error(w, "This is not the authorization response this application waits for.", http.StatusBadRequest)
 			return
 		}
 		w.Header().Set("Content-Type", "text/plain; charset=utf-8")

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -88,6 +89,9 @@ func (c *Client) authMethod(m *ServerMetadata) string {
 // client, and returns the token. With DPoP, the proof is sent and a
 // use_dpop_nonce answer is retried once with the server's nonce.
 func (t *Transport) tokenRequest(ctx context.Context, m *ServerMetadata, client *Client, form url.Values) (*Token, error) {
+	if m.TokenEndpoint == "" {
+		return nil, errors.New("oauth: the authorization server's metadata names no token_endpoint")
+	}
 	switch method := client.authMethod(m); method {
 	case AuthNone:
 		form.Set("client_id", client.ID)

@@ -7,19 +7,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Config says how a Transport obtains tokens.
 type Config struct {
 	// HTTPClient makes the discovery, registration and token requests;
-	// nil means http.DefaultClient.
+	// nil means http.DefaultClient. They follow redirects only within
+	// the origin they were sent to.
 	HTTPClient *http.Client
+	// Timeout bounds each discovery, registration and token request, the
+	// reading of its answer included; default 30 seconds, or the
+	// HTTPClient's own Timeout when that is shorter.
+	Timeout time.Duration
 
 	// Redirect takes the user through the authorization endpoint, for the
 	// authorization code grant. Tests use FollowRedirect.
@@ -36,6 +41,17 @@ type Config struct {
 	// Clients are pre-registered clients, by authorization server issuer.
 	Clients map[string]Client
 
+	// AllowCrossOriginMetadata lets a 401's resource_metadata name a URL
+	// on another origin than the MCP server's. By default only the
+	// server's own origin is asked, so that a server cannot aim the
+	// client's requests at other hosts.
+	AllowCrossOriginMetadata bool
+	// CheckServer allows (nil) or refuses (an error) an authorization
+	// server URL on behalf of the MCP server at mcpServer, before the
+	// client sends it anything: the issuer, then each endpoint of its
+	// metadata. Default DenyPrivateFromPublic.
+	CheckServer func(ctx context.Context, mcpServer, target *url.URL) error
+
 	// OfflineAccess asks for the offline_access scope, and so for refresh
 	// tokens, from authorization servers that list it, with
 	// prompt=consent, without which OpenID providers drop the scope.
@@ -49,7 +65,8 @@ type Config struct {
 
 	// Grant obtains tokens without the authorization endpoint: client
 	// credentials, a JWT bearer assertion, enterprise-managed
-	// authorization. Nil uses the authorization code grant.
+	// authorization. Nil uses the authorization code grant. A grant is
+	// used only with the issuers it names.
 	Grant Grant
 
 	// Store keeps tokens and dynamic registrations beyond the
@@ -67,12 +84,15 @@ type Config struct {
 // dynamic registration, per authorization server), obtains a token for
 // the resource and sends the request again. A 403 insufficient_scope is
 // answered by authorizing again for the union of scopes, a bounded
-// number of times. Tokens are refreshed with their refresh token.
+// number of times. Tokens are refreshed with their refresh token; when
+// that fails, the request fails with the reason (and the next one
+// authorizes afresh) rather than carry the expired token.
 type Transport struct {
 	// Base sends the requests; nil means http.DefaultTransport.
 	Base http.RoundTripper
 
 	cfg  Config
+	hc   *http.Client // Config.HTTPClient, with the Timeout, following same-origin redirects only
 	dpop *dpopKey
 
 	authMu sync.Mutex // one authorization at a time
@@ -93,6 +113,9 @@ type grantState struct {
 	resource string
 }
 
+// defaultTimeout bounds each of the client's own requests.
+const defaultTimeout = 30 * time.Second
+
 // New returns a Transport for cfg.
 func New(cfg Config) (*Transport, error) {
 	if cfg.RedirectURL == "" {
@@ -101,7 +124,14 @@ func New(cfg Config) (*Transport, error) {
 	if cfg.MaxStepUps <= 0 {
 		cfg.MaxStepUps = 2
 	}
-	t := &Transport{cfg: cfg, grants: map[string]*grantState{}, clients: map[string]*Client{}, nonces: map[string]string{}}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = defaultTimeout
+	}
+	hc := cfg.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	t := &Transport{cfg: cfg, hc: sameOriginClient(hc, cfg.Timeout), grants: map[string]*grantState{}, clients: map[string]*Client{}, nonces: map[string]string{}}
 	if cfg.DPoP {
 		k, err := newDPoPKey()
 		if err != nil {
@@ -112,12 +142,7 @@ func New(cfg Config) (*Transport, error) {
 	return t, nil
 }
 
-func (t *Transport) http() *http.Client {
-	if t.cfg.HTTPClient != nil {
-		return t.cfg.HTTPClient
-	}
-	return http.DefaultClient
-}
+func (t *Transport) http() *http.Client { return t.hc }
 
 func (t *Transport) base() http.RoundTripper {
 	if t.Base != nil {
@@ -161,11 +186,15 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		t.mu.Lock()
 		g := t.grants[key]
 		t.mu.Unlock()
-		if g != nil && g.token.expired() && g.token.RefreshToken != "" && !refreshed {
+		if g != nil && g.token.expired() && g.token.RefreshToken != "" && g.client != nil && !refreshed {
 			refreshed = true
-			if err := t.refresh(ctx, key, g); err == nil {
-				continue
+			if err := t.refresh(ctx, key, g); err != nil {
+				// Never the expired token instead: the caller hears why,
+				// and the next request authorizes afresh.
+				t.forget(key, g)
+				return nil, fmt.Errorf("oauth: refreshing the expired token for %s: %w", key, err)
 			}
+			continue
 		}
 		r := req.Clone(ctx)
 		if body != nil {
@@ -306,7 +335,7 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 	t.authMu.Lock()
 	defer t.authMu.Unlock()
 	hc := t.http()
-	prm, err := discoverResource(ctx, hc, server, ch)
+	prm, err := discoverResource(ctx, hc, server, ch, t.cfg.AllowCrossOriginMetadata)
 	if err != nil {
 		return false, err
 	}
@@ -318,6 +347,15 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 		}
 		issuer, resource = prm.AuthorizationServers[0], prm.Resource
 	}
+	if t.cfg.Grant != nil {
+		// Before the authorization server is even asked for its metadata.
+		if err := grantFor(t.cfg.Grant, issuer); err != nil {
+			return false, err
+		}
+	}
+	if err := t.checkServer(ctx, server, issuer); err != nil {
+		return false, err
+	}
 	meta, err := discoverServer(ctx, hc, issuer)
 	if err != nil {
 		return false, err
@@ -328,7 +366,17 @@ func (t *Transport) authorize(ctx context.Context, server *url.URL, ch Challenge
 		}
 		// 2025-03-26: no metadata anywhere; the endpoints are at fixed
 		// paths of the server's origin.
-		meta = &ServerMetadata{AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token", RegistrationEndpoint: origin + "/register"}
+		// That revision made PKCE with S256 mandatory for every server.
+		meta = &ServerMetadata{
+			AuthorizationEndpoint: origin + "/authorize", TokenEndpoint: origin + "/token", RegistrationEndpoint: origin + "/register",
+			CodeChallengeMethodsSupported: []string{"S256"},
+		}
+		if err := meta.check(); err != nil {
+			return false, err
+		}
+	}
+	if err := t.checkServer(ctx, server, meta.AuthorizationEndpoint, meta.TokenEndpoint, meta.RegistrationEndpoint); err != nil {
+		return false, err
 	}
 	if scopes == nil {
 		switch {
@@ -434,6 +482,15 @@ func (t *Transport) renew(ctx context.Context, g *grantState) (*grantState, erro
 	ng := *g
 	ng.token = tok
 	return &ng, nil
+}
+
+// forget drops the grant held for key, unless another took its place.
+func (t *Transport) forget(key string, g *grantState) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.grants[key] == g {
+		delete(t.grants, key)
+	}
 }
 
 // client returns the client's registration with an authorization server:
@@ -543,8 +600,7 @@ func applicationType(redirect string) string {
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
 		return "native"
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+	if isLoopback(u.Hostname()) {
 		return "native"
 	}
 	return "web"
@@ -558,8 +614,13 @@ func (t *Transport) authorizationCode(ctx context.Context, r *Request, client *C
 	if t.cfg.Redirect == nil {
 		return nil, errors.New("oauth: authorization needs a RedirectHandler")
 	}
-	if m := meta.CodeChallengeMethodsSupported; len(m) > 0 && !slices.Contains(m, "S256") {
-		return nil, errors.New("oauth: the authorization server does not support PKCE with S256")
+	if meta.AuthorizationEndpoint == "" {
+		return nil, errors.New("oauth: the authorization server's metadata names no authorization_endpoint")
+	}
+	// MCP 2025-11-25: a server that does not advertise S256 (absent
+	// included) cannot be relied on to check the verifier, so refuse.
+	if !slices.Contains(meta.CodeChallengeMethodsSupported, "S256") {
+		return nil, errors.New("oauth: the authorization server does not advertise PKCE with S256 (code_challenge_methods_supported)")
 	}
 	verifier, challenge := pkce()
 	state := randomString(16)

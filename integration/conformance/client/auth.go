@@ -42,20 +42,24 @@ func (s *scenario) auth(ctx context.Context, url string) error {
 		ClientMetadataURL: clientMetadataURL,
 		OfflineAccess:     true,
 	}
+	// The suite names its authorization server to no one but its MCP
+	// server, so the grants below trust whichever issuer that names.
+	anyIssuer := []string{oauth.AnyIssuer}
 	switch s.name {
 	case "auth/pre-registration":
 		cfg.Clients = map[string]oauth.Client{data.Issuer: {ID: data.ClientID, Secret: data.ClientSecret}}
 	case "auth/client-credentials-basic":
-		cfg.Grant = oauth.ClientCredentials{Client: oauth.Client{ID: data.ClientID, Secret: data.ClientSecret, AuthMethod: oauth.AuthBasic}}
+		cfg.Grant = oauth.ClientCredentials{Client: oauth.Client{ID: data.ClientID, Secret: data.ClientSecret, AuthMethod: oauth.AuthBasic}, Issuers: anyIssuer}
 	case "auth/client-credentials-jwt":
 		key, err := oauth.ParseSigningKey([]byte(data.PrivateKeyPEM), data.SigningAlgorithm)
 		if err != nil {
 			return err
 		}
-		cfg.Grant = oauth.ClientCredentials{Client: oauth.Client{ID: data.ClientID, Key: key}}
+		cfg.Grant = oauth.ClientCredentials{Client: oauth.Client{ID: data.ClientID, Key: key}, Issuers: anyIssuer}
 	case "auth/enterprise-managed-authorization":
 		cfg.Grant = oauth.EnterpriseManaged{
 			Client:           oauth.Client{ID: data.ClientID, Secret: data.ClientSecret, AuthMethod: oauth.AuthBasic},
+			Issuers:          anyIssuer,
 			IDToken:          func(context.Context) (string, error) { return data.IdPIDToken, nil },
 			IdPTokenEndpoint: data.IdPTokenEndpoint,
 			IdPClient:        oauth.Client{ID: data.IdPClientID},
@@ -63,6 +67,7 @@ func (s *scenario) auth(ctx context.Context, url string) error {
 	case "auth/wif-jwt-bearer":
 		cfg.Grant = oauth.JWTBearer{
 			Client:    oauth.Client{ID: data.ClientID, AuthMethod: oauth.AuthNone},
+			Issuers:   anyIssuer,
 			Assertion: func(context.Context, string) (string, error) { return data.ValidJWT, nil },
 		}
 	case "auth/dpop", "auth/dpop-nonce":
