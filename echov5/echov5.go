@@ -74,8 +74,12 @@ func JWT(cfg auth.Config) echo.MiddlewareFunc {
 
 // MountMetadata is auth.MountMetadata for Echo v5: it serves cfg's
 // protected resource metadata at the well-known URL its challenges name
-// and at the root one. It panics if the metadata is invalid.
+// and at the root one. It panics if the metadata is invalid, or if cfg is
+// InHouse, which has none.
 func MountMetadata(e *echo.Echo, cfg auth.Config) {
+	if cfg.InHouse {
+		panic("echov5: MountMetadata: an InHouse Config has no protected resource metadata: its tokens come from the app, not an OAuth authorization server")
+	}
 	h := echo.WrapHandler(auth.MetadataHandler(cfg.Metadata()))
 	e.Any(auth.WellKnownPath, h)
 	if u, err := url.Parse(cfg.Resource); err == nil {
