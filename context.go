@@ -165,7 +165,9 @@ func (c *Context) declaredSet(k kind, list []string) map[string]struct{} {
 	return m
 }
 
-// PutNextCursor sets the cursor of the next page, for a List handler.
+// PutNextCursor sets the cursor of the next page, for a List handler:
+// the handler then pages by itself, and each page it returns is listed
+// whole (see List). "" says this page is the last.
 func (c *Context) PutNextCursor(cursor string) { c.next, c.hasNext = cursor, true }
 
 // Session returns the MCP session, or nil outside one.
