@@ -223,9 +223,17 @@ func ResourceMetadata(url string) RouterOption {
 // StateKey sets the secret that seals requestState in multi round-trip
 // requests (2026-07-28). Default: a random key per process, so a retry
 // must reach the same process; give every node of a deployment the same
-// key to let a retry land anywhere.
+// key to let a retry land anywhere. NewRouter logs a warning when the
+// Backplane is shared between nodes and StateKey is not set. NewRouter
+// panics on an empty secret (an unset environment variable, say), which
+// would seal every state with a key anyone can compute.
 func StateKey(secret []byte) RouterOption {
-	return routerOption(func(r *Router) { r.cfg.stateKey = secret })
+	return routerOption(func(r *Router) {
+		if len(secret) == 0 {
+			panic("specter: StateKey is empty: give every node the same secret, 32 random bytes or more")
+		}
+		r.cfg.stateKey = secret
+	})
 }
 
 // InputTimeout bounds how long a client may take to answer what a handler
@@ -285,6 +293,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		r.bp = backplane.NewMemory()
 	}
 	r.local = r.bp.Sharing() == backplane.InProcess
+	if !r.local && r.cfg.stateKey == nil && len(r.cfg.versions.Modern) > 0 {
+		// Not refused: session-era traffic and 2026-07-28 requests that
+		// ask nothing of the client work without it.
+		r.log.Warn().Msg("specter: the backplane is shared between nodes but StateKey is not set: " +
+			"each process seals 2026-07-28 requestState with a random key of its own, so a multi round-trip retry " +
+			"that reaches another node is refused (\"requestState is not valid for this server\"); " +
+			"give every node the same specter.StateKey")
+	}
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
