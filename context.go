@@ -70,8 +70,10 @@ func (c *Context) Err() error { return c.ctx.Err() }
 // (those Echo and net/http middleware put there) are found here.
 func (c *Context) Value(key any) any { return c.ctx.Value(key) }
 
-// Echo returns the Echo context of the HTTP request, or nil when the
-// router is served as a plain http.Handler.
+// Echo returns the Echo v4 context of the HTTP request when the router is
+// mounted with Router.Mount, and nil otherwise: served as a plain
+// http.Handler, over stdio, or mounted on Echo v5 with echov5.Mount, whose
+// context echov5.Context returns. HTTPRequest and Value work everywhere.
 func (c *Context) Echo() echo.Context { return c.echo }
 
 // HTTPRequest returns the HTTP request that carried the MCP message.

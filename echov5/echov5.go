@@ -49,7 +49,8 @@ func Mount(r *specter.Router, g *echo.Group, middleware ...echo.MiddlewareFunc) 
 
 // Context returns the Echo v5 context of the HTTP request that carried
 // c's MCP message, in connect and in handlers, or nil when the router
-// was not mounted with Mount. (specter.Context.Echo is the Echo v4 one.)
+// was not mounted with Mount. Under Mount, specter.Context.Echo, the Echo
+// v4 context, is nil.
 // Like the request, it is Echo's only until the request ends: work that
 // outlives it (NoReply) must not use it.
 func Context(c *specter.Context) *echo.Context {
