@@ -344,6 +344,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.handler
 
 // Mount registers the MCP endpoint at the group's prefix, so the group's
 // middleware (authentication, logging, rate limits) runs before connect.
+// OPTIONS is routed there too, so that a CORS middleware first in the
+// group (middleware.CORS) answers browsers' preflights; without one the
+// router answers OPTIONS with 405.
 func (r *Router) Mount(g *echo.Group, middleware ...echo.MiddlewareFunc) {
 	h := func(c echo.Context) error {
 		req := c.Request()
@@ -351,7 +354,7 @@ func (r *Router) Mount(g *echo.Group, middleware ...echo.MiddlewareFunc) {
 		r.handler.ServeHTTP(c.Response(), req)
 		return nil
 	}
-	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete}, "", h, middleware...)
+	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodOptions}, "", h, middleware...)
 }
 
 type echoKey struct{}

@@ -28,7 +28,10 @@ import (
 type contextKey struct{}
 
 // Mount registers r's MCP endpoint (POST, GET and DELETE) at the group's
-// prefix, after the group's middleware and the given one.
+// prefix, after the group's middleware and the given one. OPTIONS is
+// routed there too, for a CORS middleware first in the group
+// (middleware.CORS, wrapped with echo.WrapMiddleware) to answer browsers'
+// preflights; without one the router answers OPTIONS with 405.
 //
 // When the Echo has an IPExtractor, the router sees the address it
 // extracts as the request's RemoteAddr, so that per-address caps count
@@ -44,7 +47,7 @@ func Mount(r *specter.Router, g *echo.Group, middleware ...echo.MiddlewareFunc) 
 		r.ServeHTTP(c.Response(), req)
 		return nil
 	}
-	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete}, "", h, middleware...)
+	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodOptions}, "", h, middleware...)
 }
 
 // Context returns the Echo v5 context of the HTTP request that carried
