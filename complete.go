@@ -8,13 +8,19 @@ import (
 
 // Completer suggests values for a prompt argument or a resource template
 // variable as the user types (completion/complete).
+//
+// ctx is the request's *Context, as handlers get it: ctx.(*specter.Context)
+// reaches the caller (Caller), what connect assigned (Assigned), the HTTP
+// request and its values, in both eras, so that suggestions can depend on
+// who asks. It ends when the client cancels or goes away.
 type Completer interface {
 	// Complete returns suggestions for value; args holds the arguments
 	// already filled in.
 	Complete(ctx context.Context, value string, args map[string]string) ([]string, error)
 }
 
-// CompleterFunc adapts a function to Completer.
+// CompleterFunc adapts a function to Completer; its ctx is the request's
+// *Context (see Completer).
 type CompleterFunc func(ctx context.Context, value string, args map[string]string) ([]string, error)
 
 // Complete calls f.

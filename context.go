@@ -95,8 +95,10 @@ func (c *Context) Err() error { return c.ctx.Err() }
 // claims of auth.JWT) are found here, in both eras.
 func (c *Context) Value(key any) any { return c.ctx.Value(key) }
 
-// Echo returns the Echo context of the HTTP request, or nil when the
-// router is served as a plain http.Handler.
+// Echo returns the Echo v4 context of the HTTP request when the router is
+// mounted with Router.Mount, and nil otherwise: served as a plain
+// http.Handler, over stdio, or mounted on Echo v5 with echov5.Mount, whose
+// context echov5.Context returns. HTTPRequest and Value work everywhere.
 func (c *Context) Echo() echo.Context { return c.echo }
 
 // HTTPRequest returns the HTTP request that carried the MCP message.
@@ -196,7 +198,9 @@ func (c *Context) declaredSet(k kind, list []string) map[string]struct{} {
 	return m
 }
 
-// PutNextCursor sets the cursor of the next page, for a List handler.
+// PutNextCursor sets the cursor of the next page, for a List handler:
+// the handler then pages by itself, and each page it returns is listed
+// whole (see List). "" says this page is the last.
 func (c *Context) PutNextCursor(cursor string) { c.next, c.hasNext = cursor, true }
 
 // Session returns the MCP session, or nil outside one.

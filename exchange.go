@@ -344,12 +344,14 @@ func (x *exchange) Resources() []*mcp.Resource {
 func (x *exchange) ResourceSources() []methods.ResourceSource {
 	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && x.seesFamily(d) },
 		func(d *declaration) methods.ResourceSource {
-			return func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) }
+			return func(cursor string) ([]mcp.Resource, string, bool, error) { return x.list(d, cursor) }
 		})
 }
 
-// list runs a template's List handler for one page.
-func (x *exchange) list(d *declaration, cursor string) ([]mcp.Resource, string, error) {
+// list runs a template's List handler for one page. A handler pages by
+// itself when it names a next page (PutNextCursor) or is asked for one by
+// its cursor; one that does neither listed everything at once.
+func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, next string, paged bool, err error) {
 	req, c := *x.c.req, *x.c
 	req.cursor = cursor
 	c.req, c.next, c.hasNext = &req, "", false
@@ -358,15 +360,15 @@ func (x *exchange) list(d *declaration, cursor string) ([]mcp.Resource, string, 
 	var je *jsonrpc.Error
 	switch {
 	case res.kind == resultError && errors.As(res.err, &je):
-		return nil, "", je
+		return nil, "", false, je
 	case res.kind == resultError:
-		return nil, "", x.internal(fmt.Errorf("list %q: %w", d.name, res.err))
+		return nil, "", false, x.internal(fmt.Errorf("list %q: %w", d.name, res.err))
 	case res.kind == resultNoReply:
-		return nil, "", x.internal(fmt.Errorf("list %q: List handlers answer with Reply, not NoReply", d.name))
+		return nil, "", false, x.internal(fmt.Errorf("list %q: List handlers answer with Reply, not NoReply", d.name))
 	case !ok && res.value != nil:
-		return nil, "", x.internal(fmt.Errorf("list %q: replied %T; want []mcp.Resource", d.name, res.value))
+		return nil, "", false, x.internal(fmt.Errorf("list %q: replied %T; want []mcp.Resource", d.name, res.value))
 	}
-	return page, c.next, nil
+	return page, c.next, c.hasNext || cursor != "", nil
 }
 
 func (x *exchange) Templates() []*mcp.ResourceTemplate {

@@ -141,6 +141,13 @@ func Complete(argument string, c Completer) DeclOption {
 // List makes a resource template enumerable in resources/list: h returns
 // the current page as []mcp.Resource, reads the page's cursor with
 // req.Cursor() and sets the next one with c.PutNextCursor.
+//
+// A handler that pages this way decides the page size: each of its pages
+// is listed whole, as the last items of a page of resources/list, and the
+// client's next cursor asks h for the page it named (a page that does not
+// fit after the fixed resources before it starts the next list page). A
+// handler that never calls PutNextCursor returns everything at once, and
+// the router pages that by PageSize together with the fixed resources.
 func List(h Handler) DeclOption { return declOption(func(d *declaration) { d.list = h }) }
 
 // Cache sets the caching hints (2026-07-28 ttlMs and cacheScope) of a

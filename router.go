@@ -244,9 +244,17 @@ func ResourceMetadata(url string) RouterOption {
 // StateKey sets the secret that seals requestState in multi round-trip
 // requests (2026-07-28). Default: a random key per process, so a retry
 // must reach the same process; give every node of a deployment the same
-// key to let a retry land anywhere.
+// key to let a retry land anywhere. NewRouter logs a warning when the
+// Backplane is shared between nodes and StateKey is not set. NewRouter
+// panics on an empty secret (an unset environment variable, say), which
+// would seal every state with a key anyone can compute.
 func StateKey(secret []byte) RouterOption {
-	return routerOption(func(r *Router) { r.cfg.stateKey = secret })
+	return routerOption(func(r *Router) {
+		if len(secret) == 0 {
+			panic("specter: StateKey is empty: give every node the same secret, 32 random bytes or more")
+		}
+		r.cfg.stateKey = secret
+	})
 }
 
 // InputTimeout bounds how long a client may take to answer what a handler
@@ -310,6 +318,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		r.bp = backplane.NewMemory()
 	}
 	r.local = r.bp.Sharing() == backplane.InProcess
+	if !r.local && r.cfg.stateKey == nil && len(r.cfg.versions.Stateless) > 0 {
+		// Not refused: session-era traffic and 2026-07-28 requests that
+		// ask nothing of the client work without it.
+		r.log.Warn().Msg("specter: the backplane is shared between nodes but StateKey is not set: " +
+			"each process seals 2026-07-28 requestState with a random key of its own, so a multi round-trip retry " +
+			"that reaches another node is refused (\"requestState is not valid for this server\"); " +
+			"give every node the same specter.StateKey")
+	}
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
@@ -353,6 +369,9 @@ func (r *Router) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.handler
 
 // Mount registers the MCP endpoint at the group's prefix, so the group's
 // middleware (authentication, logging, rate limits) runs before connect.
+// OPTIONS is routed there too, so that a CORS middleware first in the
+// group (middleware.CORS) answers browsers' preflights; without one the
+// router answers OPTIONS with 405.
 func (r *Router) Mount(g *echo.Group, middleware ...echo.MiddlewareFunc) {
 	h := func(c echo.Context) error {
 		req := c.Request()
@@ -360,7 +379,7 @@ func (r *Router) Mount(g *echo.Group, middleware ...echo.MiddlewareFunc) {
 		r.handler.ServeHTTP(c.Response(), req)
 		return nil
 	}
-	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete}, "", h, middleware...)
+	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodOptions}, "", h, middleware...)
 }
 
 type echoKey struct{}

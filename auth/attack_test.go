@@ -91,13 +91,13 @@ func TestAttacks(t *testing.T) {
 		{"expired", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["exp"] = past }))}, 401, challengeInvalid, "Unauthorized: token expired"},
 		{"not yet valid (nbf)", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["nbf"] = future }))}, 401, challengeInvalid, "Unauthorized: token not valid yet"},
 		{"issued in the future (iat)", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["iat"] = future }))}, 401, challengeInvalid, "Unauthorized: token issued in the future"},
-		{"wrong issuer", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["iss"] = "https://evil.example.com" }))}, 401, challengeInvalid, "Unauthorized: token issuer not accepted"},
-		{"no issuer", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "iss") }))}, 401, challengeInvalid, "Unauthorized: token lacks a required claim (exp, iss)"},
-		{"wrong audience", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["aud"] = "https://other.example.com/mcp" }))}, 401, challengeInvalid, "Unauthorized: token audience does not include this server"},
-		{"no audience", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "aud") }))}, 401, challengeInvalid, "Unauthorized: token audience does not include this server"},
-		{"no exp", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "exp") }))}, 401, challengeInvalid, "Unauthorized: token lacks a required claim (exp, iss)"},
-		{"exp of the wrong type", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["exp"] = "tomorrow" }))}, 401, challengeInvalid, "Unauthorized: malformed token claims"},
-		{"no subject", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "sub") }))}, 401, challengeInvalid, "Unauthorized: token does not identify its subject"},
+		{"wrong issuer", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["iss"] = "https://evil.example.com" }))}, 401, challengeInvalid, `Unauthorized: token "iss" claim is not the accepted issuer`},
+		{"no issuer", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "iss") }))}, 401, challengeInvalid, `Unauthorized: token lacks the "iss" claim`},
+		{"wrong audience", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["aud"] = "https://other.example.com/mcp" }))}, 401, challengeInvalid, `Unauthorized: token "aud" claim does not name this server`},
+		{"no audience", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "aud") }))}, 401, challengeInvalid, `Unauthorized: token lacks the "aud" claim`},
+		{"no exp", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "exp") }))}, 401, challengeInvalid, `Unauthorized: token lacks the "exp" claim`},
+		{"exp of the wrong type", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { c["exp"] = "tomorrow" }))}, 401, challengeInvalid, `Unauthorized: token "exp" claim has the wrong type`},
+		{"no subject", "", []string{"Bearer " + rs(claims(func(c jwt.MapClaims) { delete(c, "sub") }))}, 401, challengeInvalid, `Unauthorized: token lacks the "sub" claim`},
 	}
 	srv := serve(t, newVerifier(t, rsaConfig()))
 	for _, tc := range tests {

@@ -21,14 +21,33 @@ import (
 //
 // Exactly one key source — Keys, JWKSURL or KeyFunc — is required, and so
 // are Algorithms, Issuer and Resource: a verifier that guessed any of them
-// would accept tokens meant for someone else.
+// would accept tokens meant for someone else. An app that verifies tokens
+// it issues itself, rather than an OAuth authorization server's, sets
+// InHouse, and then Issuer and Resource are optional.
 type Config struct {
+	// InHouse says the tokens are the app's own (its login signs them,
+	// often HS256 with a secret of its own), not an OAuth authorization
+	// server's. The MCP authorization specification's OAuth parts are then
+	// off: no RFC 9728 protected resource metadata is needed, served
+	// (MountMetadata refuses such a Config) or named in challenges, so an
+	// MCP client cannot discover where to get a token and must be given
+	// one (a header in its configuration). "iss" is checked only when
+	// Issuer is set and "aud" only when Audience (or Resource) is set, and
+	// neither needs to be an https URL. What stays: the signature with an
+	// allowed algorithm, "exp" (required), "nbf", "iat", the
+	// PrincipalClaim, and the MCP-shaped 401 (a Bearer challenge and a
+	// JSON-RPC error body). AuthorizationServers, ResourceName and
+	// ResourceDocumentation describe the metadata and must stay unset.
+	// Default: false (OAuth 2.1, as the MCP specification has it).
+	InHouse bool
+
 	// Resource is this MCP server's resource identifier (RFC 8707,
 	// RFC 9728): the URL of its MCP endpoint, such as
 	// https://mcp.example.com/mcp, absolute https (http only on loopback
 	// hosts) and without fragment. Tokens must name it in "aud" (see
 	// Audience), the metadata document names it, and challenges point at
-	// its metadata URL (see MetadataURL). Required.
+	// its metadata URL (see MetadataURL). Required, unless InHouse: then
+	// it only sets the default Audience.
 	Resource string
 	// AuthorizationServers are the issuers listed in the metadata
 	// document, where clients get tokens. Default: []string{Issuer}.
@@ -100,13 +119,15 @@ type Config struct {
 	// HMAC (HS*) with public-key algorithms, which would let a token be
 	// "signed" with a public key used as an HMAC secret.
 	Algorithms []string
-	// Issuer must equal the token's "iss" claim. Required.
+	// Issuer must equal the token's "iss" claim. Required, unless
+	// InHouse: then "iss" is checked only when Issuer is set.
 	Issuer string
 	// Audience is what the token's "aud" claim must contain, so that
 	// tokens issued for other services are refused. Scheme and host
 	// compare case-insensitively. Default: Resource, as RFC 8707 and the
 	// MCP specification have it; set it only for an issuer that names the
-	// server otherwise.
+	// server otherwise. InHouse with neither Audience nor Resource set
+	// checks no "aud".
 	Audience string
 	// Leeway absorbs clock skew when checking "exp", "nbf" and "iat".
 	// Default: 30 seconds; a negative value means no leeway.
@@ -203,16 +224,10 @@ func (cfg *Config) validate() error {
 			errs = append(errs, errors.New("HMAC algorithms need Keys or KeyFunc: a JWK Set publishes public keys, never shared secrets"))
 		}
 	}
-	if cfg.Issuer == "" {
-		//lint:ignore ST1005 the message starts with the name of the Config field it is about
-		errs = append(errs, errors.New("Issuer is required"))
-	}
-	if cfg.Resource == "" {
-		//lint:ignore ST1005 the message starts with the name of the Config field it is about
-		errs = append(errs, errors.New("Resource is required: set it to the URL of this server's MCP endpoint"))
-	} else if err := checkURL(cfg.Resource); err != nil {
-		//lint:ignore ST1005 the message starts with the name of the Config field it is about
-		errs = append(errs, fmt.Errorf("Resource: %w", err))
+	if cfg.InHouse {
+		errs = append(errs, cfg.inHouseProblems()...)
+	} else {
+		errs = append(errs, cfg.oauthProblems()...)
 	}
 	if cfg.MaxTokenBytes < 0 {
 		errs = append(errs, fmt.Errorf("MaxTokenBytes is negative (%d)", cfg.MaxTokenBytes))
@@ -220,12 +235,65 @@ func (cfg *Config) validate() error {
 	if cfg.JWKSRefreshInterval < 0 || cfg.JWKSRefreshLimit < 0 || cfg.JWKSTimeout < 0 {
 		errs = append(errs, errors.New("JWKSRefreshInterval, JWKSRefreshLimit and JWKSTimeout must not be negative"))
 	}
-	// The metadata document's other fields; Resource is checked above.
-	errs = append(errs, cfg.Metadata().problems()...)
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("auth: invalid Config: %w", err)
 	}
 	return nil
+}
+
+// oauthProblems reports what is wrong with the facts an OAuth resource
+// server states: Issuer, Resource and the metadata document. Each field is
+// named as the user set it: a missing Issuer is not reported again as the
+// empty list of authorization servers it would have been the default of.
+func (cfg *Config) oauthProblems() []error {
+	var errs []error
+	switch {
+	case cfg.Issuer == "":
+		errs = append(errs, errors.New("Issuer is required: set it to the \"iss\" of your authorization server's tokens, "+
+			"or set InHouse for tokens your app issues itself"))
+	case cfg.AuthorizationServers == nil:
+		if err := checkURL(cfg.Issuer); err != nil {
+			errs = append(errs, fmt.Errorf("Issuer: %w: the metadata names it as the authorization server "+
+				"(set AuthorizationServers if that is elsewhere, or InHouse for tokens your app issues itself)", err))
+		}
+	}
+	if cfg.Resource == "" {
+		errs = append(errs, errors.New("Resource is required: set it to the URL of this server's MCP endpoint"))
+	} else if err := checkURL(cfg.Resource); err != nil {
+		errs = append(errs, fmt.Errorf("Resource: %w", err))
+	}
+	// The metadata document's other fields; Resource and a defaulted
+	// authorization server are checked above.
+	return append(errs, cfg.Metadata().problems(cfg.AuthorizationServers != nil)...)
+}
+
+// inHouseProblems reports the fields an InHouse Config must not set, and
+// a Resource that cannot be an audience URL.
+func (cfg *Config) inHouseProblems() []error {
+	var errs []error
+	for _, f := range [...]struct {
+		name string
+		set  bool
+	}{
+		{"AuthorizationServers", cfg.AuthorizationServers != nil},
+		{"ResourceName", cfg.ResourceName != ""},
+		{"ResourceDocumentation", cfg.ResourceDocumentation != ""},
+	} {
+		if f.set {
+			errs = append(errs, fmt.Errorf("%s describes the OAuth protected resource metadata, which InHouse tokens do not have: leave it unset", f.name))
+		}
+	}
+	if cfg.Resource != "" {
+		if err := checkURL(cfg.Resource); err != nil {
+			errs = append(errs, fmt.Errorf("Resource: %w", err))
+		}
+	}
+	for _, s := range cfg.Scopes {
+		if !validScope(s) {
+			errs = append(errs, fmt.Errorf("Scopes: %q is not a valid scope token", s))
+		}
+	}
+	return errs
 }
 
 // validateAlgorithms checks the allow-list: known algorithms only, never

@@ -47,7 +47,7 @@ func TestConfigValidation(t *testing.T) {
 		{"RSA key for ES256", func(c *auth.Config) { c.Algorithms = []string{"ES256"} }, "2048-bit RSA key cannot verify any of [ES256]"},
 		{"small RSA key", func(c *auth.Config) { c.Keys = map[string]any{"k": &smallRSA.PublicKey} }, "1024-bit RSA key cannot verify"},
 		{"P-384 key for ES256", func(c *auth.Config) { c.Algorithms, c.Keys = []string{"ES256"}, map[string]any{"k": &p384.PublicKey} }, "ECDSA P-384 key cannot verify any of [ES256]"},
-		{"issuer is no URL", func(c *auth.Config) { c.Issuer = "issuer" }, `authorization_servers: "issuer" is not an absolute https URL`},
+		{"issuer is no URL", func(c *auth.Config) { c.Issuer = "issuer" }, `Issuer: "issuer" is not an absolute https URL`},
 		{"bad authorization server", func(c *auth.Config) { c.AuthorizationServers = []string{"http://auth.example.com"} }, "authorization_servers"},
 		{"bad documentation URL", func(c *auth.Config) { c.ResourceDocumentation = "docs" }, "resource_documentation"},
 		{"bad scope", func(c *auth.Config) { c.Scopes = []string{`a"b`} }, "is not a valid scope token"},

@@ -21,6 +21,13 @@
 // "WWW-Authenticate: Bearer" challenge pointing at the metadata, or 400
 // for a malformed request, each with a JSON-RPC error body.
 //
+// Apps that issue tokens themselves rather than through an OAuth
+// authorization server have two ways in. Config.InHouse verifies the app's
+// own JWTs (HS256 with its own secret, say) with no "iss", "aud" or RFC 9728
+// metadata required. Bridge keeps whatever authentication middleware the
+// app already has (echo-jwt, sessions, API keys) and adapts it: its caller
+// becomes the principal, its refusals the MCP-shaped 401 above.
+//
 // DevIssuer mints tokens its Config accepts, for development and tests
 // only.
 package auth

@@ -31,7 +31,8 @@ type Error struct {
 	Code string
 	// Description is a short reason for the client.
 	Description string
-	// Challenge is the WWW-Authenticate value the default answer sends.
+	// Challenge is the WWW-Authenticate value the default answer sends;
+	// empty for none (a 400 or 403 of Bridge).
 	Challenge string
 	// Err is the underlying cause, if any.
 	Err error
@@ -53,7 +54,9 @@ func (e *Error) Unwrap() error { return e.Err }
 //	{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: token expired"}}
 func (e *Error) Respond(w http.ResponseWriter) {
 	h := w.Header()
-	h.Set("WWW-Authenticate", e.Challenge)
+	if e.Challenge != "" {
+		h.Set("WWW-Authenticate", e.Challenge)
+	}
 	h.Set("Cache-Control", "no-store")
 	jsonrpc.WriteError(w, e.Status, nil, jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "%s: %s", http.StatusText(e.Status), e.Description))
 }

@@ -54,21 +54,25 @@ func (m Metadata) Validate() error {
 	} else if err := checkURL(m.Resource); err != nil {
 		errs = append(errs, fmt.Errorf("resource: %w", err))
 	}
-	if err := errors.Join(append(errs, m.problems()...)...); err != nil {
+	if err := errors.Join(append(errs, m.problems(true)...)...); err != nil {
 		return fmt.Errorf("auth: invalid Metadata: %w", err)
 	}
 	return nil
 }
 
-// problems returns the mistakes in every field of m but Resource.
-func (m Metadata) problems() []error {
+// problems returns the mistakes in every field of m but Resource; those
+// of AuthorizationServers only when servers is set (a Config whose list
+// defaults to its Issuer reports the Issuer instead).
+func (m Metadata) problems(servers bool) []error {
 	var errs []error
-	if len(m.AuthorizationServers) == 0 {
-		errs = append(errs, errors.New("authorization_servers needs at least one issuer URL"))
-	}
-	for _, s := range m.AuthorizationServers {
-		if err := checkURL(s); err != nil {
-			errs = append(errs, fmt.Errorf("authorization_servers: %w", err))
+	if servers {
+		if len(m.AuthorizationServers) == 0 {
+			errs = append(errs, errors.New("authorization_servers needs at least one issuer URL"))
+		}
+		for _, s := range m.AuthorizationServers {
+			if err := checkURL(s); err != nil {
+				errs = append(errs, fmt.Errorf("authorization_servers: %w", err))
+			}
 		}
 	}
 	for _, s := range m.ScopesSupported {
@@ -149,12 +153,16 @@ func (cfg Config) Metadata() Metadata {
 // /.well-known/oauth-protected-resource/mcp), which every challenge
 // names, and the root one (WellKnownPath). It panics if cfg is invalid,
 // with the error NewVerifier returns, so that a misconfigured server does
-// not start. Serve the document with MetadataHandler instead when the
-// paths differ, for example behind a proxy that rewrites them.
+// not start, or if cfg is InHouse, which has no such document. Serve the
+// document with MetadataHandler instead when the paths differ, for example
+// behind a proxy that rewrites them.
 func MountMetadata(e *echo.Echo, cfg Config) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		panic(err)
+	}
+	if cfg.InHouse {
+		panic("auth: MountMetadata: an InHouse Config has no protected resource metadata: its tokens come from the app, not an OAuth authorization server")
 	}
 	h := echo.WrapHandler(MetadataHandler(cfg.Metadata()))
 	e.Any(WellKnownPath, h)

@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,21 +43,27 @@ func NewVerifier(cfg Config) (*Verifier, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	metadataURL, err := MetadataURL(cfg.Resource)
-	if err != nil {
-		return nil, fmt.Errorf("auth: invalid Config: %w", err) // unreachable: validate checked Resource
+	var metadataURL string // none for InHouse tokens: challenges name no metadata
+	if !cfg.InHouse {
+		var err error
+		if metadataURL, err = MetadataURL(cfg.Resource); err != nil {
+			return nil, fmt.Errorf("auth: invalid Config: %w", err) // unreachable: validate checked Resource
+		}
+	}
+	checks := []jwt.ParserOption{
+		jwt.WithValidMethods(cfg.Algorithms),
+		jwt.WithLeeway(cfg.Leeway),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+	}
+	if cfg.Issuer != "" { // always, unless InHouse
+		checks = append(checks, jwt.WithIssuer(cfg.Issuer))
 	}
 	v := &Verifier{
 		cfg:         cfg,
 		metadataURL: metadataURL,
 		stop:        func() {},
-		parser: jwt.NewParser(
-			jwt.WithValidMethods(cfg.Algorithms),
-			jwt.WithIssuer(cfg.Issuer),
-			jwt.WithLeeway(cfg.Leeway),
-			jwt.WithExpirationRequired(),
-			jwt.WithIssuedAt(),
-		),
+		parser:      jwt.NewParser(checks...),
 	}
 	switch {
 	case cfg.Keys != nil:
@@ -127,7 +134,7 @@ func (v *Verifier) verify(ctx context.Context, rawToken string) (*Claims, *Error
 	}
 	raw := jwt.MapClaims{}
 	if _, err := v.parser.ParseWithClaims(rawToken, raw, v.keyfunc(ctx)); err != nil {
-		return nil, v.invalid(reason(err), err)
+		return nil, v.invalid(reason(err, raw), err)
 	}
 	return v.claims(raw)
 }
@@ -137,19 +144,31 @@ func (v *Verifier) verify(ctx context.Context, rawToken string) (*Claims, *Error
 func (v *Verifier) claims(raw jwt.MapClaims) (*Claims, *Error) {
 	aud, err := raw.GetAudience()
 	if err != nil {
-		return nil, v.invalid("malformed audience claim", err)
+		return nil, v.invalid(`token "aud" claim is neither a string nor an array of strings`, err)
 	}
-	if !slices.ContainsFunc(aud, func(a string) bool { return sameResource(a, v.cfg.Audience) }) {
-		return nil, v.invalid("token audience does not include this server", jwt.ErrTokenInvalidAudience)
+	if v.cfg.Audience != "" { // always, unless InHouse
+		switch {
+		case len(aud) == 0:
+			return nil, v.invalid(`token lacks the "aud" claim`, fmt.Errorf("%w: aud", jwt.ErrTokenRequiredClaimMissing))
+		case !slices.ContainsFunc(aud, func(a string) bool { return sameResource(a, v.cfg.Audience) }):
+			return nil, v.invalid(`token "aud" claim does not name this server`, jwt.ErrTokenInvalidAudience)
+		}
 	}
-	id, _ := raw[v.cfg.PrincipalClaim].(string)
-	if id == "" {
-		return nil, v.invalid("token does not identify its subject",
+	id, isString := raw[v.cfg.PrincipalClaim].(string)
+	switch {
+	case raw[v.cfg.PrincipalClaim] == nil:
+		return nil, v.invalid(fmt.Sprintf("token lacks the %q claim", v.cfg.PrincipalClaim),
+			fmt.Errorf("%w: %s", jwt.ErrTokenRequiredClaimMissing, v.cfg.PrincipalClaim))
+	case !isString:
+		return nil, v.invalid(fmt.Sprintf("token %q claim has the wrong type", v.cfg.PrincipalClaim),
+			fmt.Errorf("%w: %s", jwt.ErrInvalidType, v.cfg.PrincipalClaim))
+	case id == "":
+		return nil, v.invalid(fmt.Sprintf("token %q claim is empty", v.cfg.PrincipalClaim),
 			fmt.Errorf("%w: %s", jwt.ErrTokenRequiredClaimMissing, v.cfg.PrincipalClaim))
 	}
 	scope, err := scopes(raw, v.cfg.ScopeClaim)
 	if err != nil {
-		return nil, v.invalid("malformed scope claim", err)
+		return nil, v.invalid(fmt.Sprintf("token %q claim is neither a string nor an array of strings", v.cfg.ScopeClaim), err)
 	}
 	// golang-jwt has checked these claims' types already.
 	sub, _ := raw.GetSubject()
@@ -234,8 +253,10 @@ func (v *Verifier) lookup(ctx context.Context, t *jwt.Token) (any, error) {
 }
 
 // reason maps a golang-jwt error to a short description for the client:
-// what is wrong with the token, never the detail of how it was checked.
-func reason(err error) string {
+// what is wrong with the token, naming the claim when one is missing or
+// wrong, never the detail of how it was checked. raw holds the token's
+// claims as decoded (empty when the token did not decode).
+func reason(err error, raw jwt.MapClaims) string {
 	switch {
 	case errors.Is(err, errNoKeys):
 		return "signing keys unavailable, try again later"
@@ -247,6 +268,19 @@ func reason(err error) string {
 		return "malformed token"
 	case errors.Is(err, jwt.ErrTokenSignatureInvalid):
 		return "invalid token signature"
+	case errors.Is(err, jwt.ErrInvalidType):
+		if name := mistypedClaim(raw); name != "" {
+			return fmt.Sprintf("token %q claim has the wrong type", name)
+		}
+		return "malformed token claims"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		// golang-jwt requires "exp" always and "iss" when Issuer is set.
+		for _, name := range [...]string{"exp", "iss"} {
+			if _, ok := raw[name]; !ok {
+				return fmt.Sprintf("token lacks the %q claim", name)
+			}
+		}
+		return "token lacks a required claim"
 	case errors.Is(err, jwt.ErrTokenExpired):
 		return "token expired"
 	case errors.Is(err, jwt.ErrTokenNotValidYet):
@@ -254,13 +288,33 @@ func reason(err error) string {
 	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
 		return "token issued in the future"
 	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
-		return "token issuer not accepted"
-	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-		return "token lacks a required claim (exp, iss)"
-	case errors.Is(err, jwt.ErrInvalidType):
-		return "malformed token claims"
+		return `token "iss" claim is not the accepted issuer`
 	}
 	return "invalid token"
+}
+
+// mistypedClaim names the first registered claim of raw whose JSON type
+// golang-jwt refuses: a time that is not a number, an "iss" or "sub" that
+// is not a string, an "aud" that is neither a string nor strings.
+func mistypedClaim(raw jwt.MapClaims) string {
+	for _, name := range [...]string{"exp", "nbf", "iat"} {
+		switch raw[name].(type) {
+		case nil, float64, json.Number:
+		default:
+			return name
+		}
+	}
+	for _, name := range [...]string{"iss", "sub"} {
+		switch raw[name].(type) {
+		case nil, string:
+		default:
+			return name
+		}
+	}
+	if _, err := raw.GetAudience(); err != nil {
+		return "aud"
+	}
+	return ""
 }
 
 // invalid returns the 401 invalid_token error with the configured

@@ -146,8 +146,8 @@ func TestScopeClaimForms(t *testing.T) {
 		_, err := newVerifier(t, rsaConfig()).Verify(context.Background(),
 			sign(t, jwt.SigningMethodRS256, rsaKey(), "rsa", claims(func(c jwt.MapClaims) { c["scope"] = 7 })))
 		var aerr *auth.Error
-		if !errors.As(err, &aerr) || aerr.Description != "malformed scope claim" {
-			t.Errorf("err %v, want malformed scope claim", err)
+		if want := `token "scope" claim is neither a string nor an array of strings`; !errors.As(err, &aerr) || aerr.Description != want {
+			t.Errorf("err %v, want %s", err, want)
 		}
 	})
 }
@@ -354,7 +354,7 @@ func TestDevIssuer(t *testing.T) {
 		{"expired", expired, 401, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: token expired"}}`},
 		{"another secret", other.Token("ada"), 401, `{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: invalid token signature"}}`},
 		{"another audience", dev.Sign(map[string]any{"sub": "ada", "aud": "https://other.example.com/mcp"}), 401,
-			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: token audience does not include this server"}}`},
+			`{"jsonrpc":"2.0","error":{"code":-32600,"message":"Unauthorized: token \"aud\" claim does not name this server"}}`},
 	}
 	for _, tc := range tests {
 		resp, body := call(t, srv.URL, "Bearer "+tc.token)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -101,11 +102,39 @@ func (c *Client) ValidateOutput(name string, res *mcp.CallToolResult) error {
 	return nil
 }
 
+// ToolError is a tool's own report of failure: a result with isError set,
+// which CallToolInto returns as an error. Text is what the tool said (its
+// text content), for a person or a model to read.
+type ToolError struct {
+	Tool   string
+	Text   string
+	Result *mcp.CallToolResult
+}
+
+func (e *ToolError) Error() string {
+	if e.Text == "" {
+		return "mcp client: tool " + e.Tool + " failed"
+	}
+	return "mcp client: tool " + e.Tool + " failed: " + e.Text
+}
+
+// toolError makes the ToolError of a failed result: its text contents,
+// one per line.
+func toolError(name string, res *mcp.CallToolResult) *ToolError {
+	var text []string
+	for _, c := range res.Content {
+		if t, ok := c.(*mcp.TextContent); ok && t.Text != "" {
+			text = append(text, t.Text)
+		}
+	}
+	return &ToolError{Tool: name, Text: strings.Join(text, "\n"), Result: res}
+}
+
 // CallToolInto calls a tool and decodes its structuredContent into a T,
 // after checking it against the tool's output schema (see ValidateOutput).
 // With Options.JSONText, a result without structuredContent whose text is
 // JSON gets that JSON as its structuredContent first. A result with
-// IsError set is returned with an error, for its content.
+// IsError set is returned with a *ToolError holding what the tool said.
 func CallToolInto[T any](ctx context.Context, c *Client, name string, args any, opts ...CallOption) (T, *mcp.CallToolResult, error) {
 	var out T
 	res, err := c.CallTool(ctx, name, args, opts...)
@@ -113,7 +142,7 @@ func CallToolInto[T any](ctx context.Context, c *Client, name string, args any, 
 		return out, nil, err
 	}
 	if res.IsError {
-		return out, res, fmt.Errorf("mcp client: tool %s failed", name)
+		return out, res, toolError(name, res)
 	}
 	if len(res.StructuredContent) == 0 && c.opts.JSONText {
 		res.StructuredContent = jsonText(res.Content)

@@ -28,7 +28,10 @@ import (
 type contextKey struct{}
 
 // Mount registers r's MCP endpoint (POST, GET and DELETE) at the group's
-// prefix, after the group's middleware and the given one.
+// prefix, after the group's middleware and the given one. OPTIONS is
+// routed there too, for a CORS middleware first in the group
+// (middleware.CORS, wrapped with echo.WrapMiddleware) to answer browsers'
+// preflights; without one the router answers OPTIONS with 405.
 //
 // When the Echo has an IPExtractor, the router sees the address it
 // extracts as the request's RemoteAddr, so that per-address quotas count
@@ -44,12 +47,13 @@ func Mount(r *specter.Router, g *echo.Group, middleware ...echo.MiddlewareFunc) 
 		r.ServeHTTP(c.Response(), req)
 		return nil
 	}
-	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete}, "", h, middleware...)
+	g.Match([]string{http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodOptions}, "", h, middleware...)
 }
 
 // Context returns the Echo v5 context of the HTTP request that carried
 // c's MCP message, in connect and in handlers, or nil when the router
-// was not mounted with Mount. (specter.Context.Echo is the Echo v4 one.)
+// was not mounted with Mount. Under Mount, specter.Context.Echo, the Echo
+// v4 context, is nil.
 // Like the request, it is Echo's only until the request ends: work that
 // outlives it (NoReply) must not use it.
 func Context(c *specter.Context) *echo.Context {
@@ -74,8 +78,12 @@ func JWT(cfg auth.Config) echo.MiddlewareFunc {
 
 // MountMetadata is auth.MountMetadata for Echo v5: it serves cfg's
 // protected resource metadata at the well-known URL its challenges name
-// and at the root one. It panics if the metadata is invalid.
+// and at the root one. It panics if the metadata is invalid, or if cfg is
+// InHouse, which has none.
 func MountMetadata(e *echo.Echo, cfg auth.Config) {
+	if cfg.InHouse {
+		panic("echov5: MountMetadata: an InHouse Config has no protected resource metadata: its tokens come from the app, not an OAuth authorization server")
+	}
 	h := echo.WrapHandler(auth.MetadataHandler(cfg.Metadata()))
 	e.Any(auth.WellKnownPath, h)
 	if u, err := url.Parse(cfg.Resource); err == nil {

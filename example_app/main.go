@@ -31,6 +31,11 @@
 // and, every 30 seconds, its metrics to stdout, or to stderr with -stdio
 // (package specterotel).
 //
+// With $SPECTER_CORS_ORIGINS set (comma-separated origins, such as
+// http://localhost:6274 for the MCP Inspector), pages on those origins may
+// call the endpoint from a browser: their preflights are answered and
+// they can read Mcp-Session-Id and WWW-Authenticate.
+//
 // With $REDIS_URL set, instances share sessions through Redis and act as
 // one server behind a load balancer; give them the same
 // $SPECTER_JWT_SECRET and set $SPECTER_PUBLIC_URL to the URL clients use.
@@ -88,6 +93,11 @@ type config struct {
 	Backplane backplane.Backplane
 	// Telemetry, when set, receives the router's spans and metrics.
 	Telemetry *specterotel.Telemetry
+	// Origins are the web origins whose pages may call the endpoint from a
+	// browser ($SPECTER_CORS_ORIGINS, comma-separated): the router's
+	// DNS-rebinding guard admits them and CORS lets the pages read the
+	// answers. None by default.
+	Origins []string
 }
 
 func main() {
@@ -99,8 +109,9 @@ func main() {
 
 func run() error {
 	cfg := config{
-		Addr: envOr("SPECTER_ADDR", "127.0.0.1:8080"),
-		Log:  newLogger(os.Stderr),
+		Addr:    envOr("SPECTER_ADDR", "127.0.0.1:8080"),
+		Log:     newLogger(os.Stderr),
+		Origins: strings.FieldsFunc(os.Getenv("SPECTER_CORS_ORIGINS"), func(r rune) bool { return r == ',' || r == ' ' }),
 	}
 	flag.StringVar(&cfg.Addr, "addr", cfg.Addr, "address to listen on (default from $SPECTER_ADDR)")
 	telemetry := flag.Bool("telemetry", false, "write OpenTelemetry spans and metrics to stdout (stderr with -stdio)")
@@ -230,6 +241,9 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 	if bp != nil {
 		opts = append(opts, specter.Backplane(bp))
 	}
+	if len(cfg.Origins) > 0 {
+		opts = append(opts, specter.AllowedOrigins(cfg.Origins...))
+	}
 	r := specter.NewRouter("specter-example", "1.0.0", opts...)
 	if cfg.Telemetry != nil {
 		if err := cfg.Telemetry.Observe(r); err != nil {
@@ -246,14 +260,20 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 	// Clients find the authorization server here, without a token.
 	auth.MountMetadata(e, authCfg)
 	// The request log comes first so that it records refused requests
-	// too; the rate limit comes after authentication, so that it counts
-	// per caller rather than per IP address.
-	r.Mount(e.Group(mcpPath,
+	// too; CORS, for pages of cfg.Origins, comes before authentication,
+	// since a browser's preflight carries no token and a page must be able
+	// to read a 401's challenge; the rate limit comes after
+	// authentication, so that it counts per caller rather than per IP
+	// address.
+	group := []echo.MiddlewareFunc{
 		echo.WrapMiddleware(middleware.RequestLog(cfg.Log)),
 		echo.WrapMiddleware(middleware.Recover(cfg.Log)),
-		verifier.EchoMiddleware(),
-		echo.WrapMiddleware(middleware.RateLimit(rate, burst)),
-	))
+	}
+	if len(cfg.Origins) > 0 {
+		group = append(group, echo.WrapMiddleware(middleware.CORS(cfg.Origins...)))
+	}
+	group = append(group, verifier.EchoMiddleware(), echo.WrapMiddleware(middleware.RateLimit(rate, burst)))
+	r.Mount(e.Group(mcpPath, group...))
 	return e, r, nil
 }
 

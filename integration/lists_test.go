@@ -95,6 +95,15 @@ func TestResourceListWalksStaticResourcesThenListHandlers(t *testing.T) {
 // resourcePages walks resources/list from the start, at most 10 pages.
 func resourcePages(t *testing.T, c *mcptest.Client) [][]mcp.Resource {
 	t.Helper()
+	return walkResources(t, func(params map[string]any) (*mcptest.Response, error) {
+		return c.Call(ctx(t), "resources/list", params)
+	})
+}
+
+// walkResources walks resources/list through call from the start, at most
+// 10 pages.
+func walkResources(t *testing.T, call func(params map[string]any) (*mcptest.Response, error)) [][]mcp.Resource {
+	t.Helper()
 	var pages [][]mcp.Resource
 	cursor := ""
 	for range 10 {
@@ -102,7 +111,7 @@ func resourcePages(t *testing.T, c *mcptest.Client) [][]mcp.Resource {
 		if cursor != "" {
 			params["cursor"] = cursor
 		}
-		resp, err := c.Call(ctx(t), "resources/list", params)
+		resp, err := call(params)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,11 +127,16 @@ func resourcePages(t *testing.T, c *mcptest.Client) [][]mcp.Resource {
 	return pages
 }
 
-// TestResourceListFillsPagesAcrossListHandlers: with no fixed resources,
-// the first page holds the List handlers' items; pages fill up to the page
-// size across handlers, and resume inside a handler's page (issue 8).
-func TestResourceListFillsPagesAcrossListHandlers(t *testing.T) {
+// TestResourceListHonoursListHandlersPages: a List handler that pages by
+// itself (c.PutNextCursor) has each of its pages listed whole, as a page
+// of resources/list that its cursor continues; one that lists everything
+// at once is paged by PageSize together with the fixed resources. In both
+// eras.
+func TestResourceListHonoursListHandlersPages(t *testing.T) {
 	r := specter.NewRouter("t", "1", quiet, specter.PageSize(5))
+	r.Resource("app://config", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+		return specter.Reply("{}")
+	}, specter.Description("The configuration"))
 	for _, kind := range []string{"a", "b"} {
 		r.Resource("app://"+kind+"/:id", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
 			return specter.Reply(kind + p.String("id"))
@@ -140,22 +154,44 @@ func TestResourceListFillsPagesAcrossListHandlers(t *testing.T) {
 				return specter.Reply(page)
 			}))
 	}
+	// Seven tags, listed at once: the router pages them.
+	r.Resource("app://tags/:name", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+		return specter.Reply(p.String("name"))
+	}, specter.Description("A tag"),
+		specter.List(func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+			var all []mcp.Resource
+			for i := range 7 {
+				all = append(all, mcp.Resource{URI: fmt.Sprintf("app://tags/t%d", i), Name: fmt.Sprintf("t%d", i)})
+			}
+			return specter.Reply(all)
+		}))
 	e := newEnv(t, r)
-	var pages [][]string
-	for _, page := range resourcePages(t, e.session(nil, "2025-11-25")) {
-		var names []string
-		for _, r := range page {
-			names = append(names, r.Name)
+	session, stateless := e.session(nil, "2025-11-25"), e.stateless()
+	for era, call := range map[string]func(map[string]any) (*mcptest.Response, error){
+		"session":    func(p map[string]any) (*mcptest.Response, error) { return session.Call(ctx(t), "resources/list", p) },
+		"2026-07-28": func(p map[string]any) (*mcptest.Response, error) { return stateless.Call(ctx(t), "resources/list", p) },
+	} {
+		var pages [][]string
+		for _, page := range walkResources(t, call) {
+			var names []string
+			for _, r := range page {
+				names = append(names, r.Name)
+			}
+			pages = append(pages, names)
 		}
-		pages = append(pages, names)
-	}
-	want := [][]string{
-		{"a0", "a1", "a2", "a3", "a4"},
-		{"a5", "a6", "b0", "b1", "b2"},
-		{"b3", "b4", "b5", "b6"},
-	}
-	if !reflect.DeepEqual(pages, want) {
-		t.Fatalf("pages %v, want %v", pages, want)
+		want := [][]string{
+			{"app://config", "a0", "a1", "a2"}, // the handler's first page fits after the fixed resource
+			{"a3", "a4", "a5"},                 // each of its pages ends a page of the list
+			{"a6"},
+			{"b0", "b1", "b2"},
+			{"b3", "b4", "b5"},
+			{"b6"},
+			{"t0", "t1", "t2", "t3", "t4"}, // the tags fill pages of 5
+			{"t5", "t6"},
+		}
+		if !reflect.DeepEqual(pages, want) {
+			t.Errorf("%s: pages %v, want %v", era, pages, want)
+		}
 	}
 }
 

@@ -46,9 +46,10 @@ type Client struct {
 	SessionID string
 	Version   string
 
-	idMu    sync.Mutex
-	ids     *atomic.Int64 // the last request id; shared with the clients At returns
-	methods sync.Map      // request id key -> method, for OnMessage
+	idMu      sync.Mutex
+	ids       *atomic.Int64 // the last request id; shared with the clients At returns
+	methods   sync.Map      // request id key -> method, for OnMessage
+	cancelled sync.Map      // request id key -> struct{}: ids Cancel was told of
 }
 
 // At returns a client of the same session that sends to url: one client
@@ -175,7 +176,16 @@ func (c *Client) Initialize(ctx context.Context, version string) (*mcp.Initializ
 
 // Call sends a request and reads its answer.
 func (c *Client) Call(ctx context.Context, method string, params any) (*Response, error) {
-	id := jsonrpc.IntID(c.idCounter().Add(1))
+	return c.CallID(ctx, c.NewID(), method, params)
+}
+
+// NewID returns a fresh request id of the session, for a call whose id
+// the test needs while it runs: to Cancel it, or to find what the server
+// says about it. CallID sends the call.
+func (c *Client) NewID() jsonrpc.ID { return jsonrpc.IntID(c.idCounter().Add(1)) }
+
+// CallID is Call with the request id id, which NewID handed out.
+func (c *Client) CallID(ctx context.Context, id jsonrpc.ID, method string, params any) (*Response, error) {
 	body, err := encodeRequest(id, method, params)
 	if err != nil {
 		return nil, err
@@ -247,6 +257,10 @@ func (c *Client) ReadAnswer(hr *http.Response, id jsonrpc.ID) (*Response, error)
 	}
 	resp.Body = b
 	b = bytes.TrimSpace(b)
+	if id != nil && hr.StatusCode < 300 && string(b) == "[]" {
+		// The answer of an ended request: no message for it.
+		return resp, c.unanswered(id, ErrNoAnswer)
+	}
 	if len(b) == 0 {
 		if hr.StatusCode >= 300 {
 			return resp, &StatusError{Status: hr.StatusCode, Body: b}
@@ -277,13 +291,17 @@ func (c *Client) ReadAnswer(hr *http.Response, id jsonrpc.ID) (*Response, error)
 // ErrStreamEnded is returned when a stream ends before the response.
 var ErrStreamEnded = errors.New("mcptest: the stream ended before the response arrived")
 
+// ErrNoAnswer is returned when the server ended a request with no message
+// for it (an empty JSON array) that Cancel was not told of.
+var ErrNoAnswer = errors.New("mcptest: the server ended the request without an answer")
+
 func (c *Client) readStream(r io.Reader, id jsonrpc.ID, resp *Response) error {
 	er := NewEventReader(r)
 	for {
 		ev, err := er.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return ErrStreamEnded
+				return c.unanswered(id, ErrStreamEnded)
 			}
 			return err
 		}
@@ -352,6 +370,41 @@ func (c *Client) answer(m *jsonrpc.Message) {
 		_, _ = io.Copy(io.Discard, hr.Body)
 		hr.Body.Close()
 	}
+}
+
+// ErrCancelled is what a call returns once Cancel was told of it and the
+// server ended it without an answer, as MCP has servers do for a cancelled
+// request.
+var ErrCancelled = errors.New("mcptest: the request was cancelled, and a server sends no answer to a cancelled request")
+
+// Cancel cancels the session-era request id (from NewID) with
+// notifications/cancelled; the call waiting for its answer then returns
+// ErrCancelled. It fails unless the server accepts the notification (202).
+// On the 2026-07-28 wire a request is cancelled by closing its stream:
+// cancel the context of the call instead.
+func (c *Client) Cancel(ctx context.Context, id jsonrpc.ID, reason string) error {
+	c.cancelled.Store(id.Key(), struct{}{})
+	params := map[string]any{"requestId": id}
+	if reason != "" {
+		params["reason"] = reason
+	}
+	status, err := c.Notify(ctx, "notifications/cancelled", params)
+	if err == nil && status != http.StatusAccepted {
+		err = fmt.Errorf("mcptest: notifications/cancelled: HTTP %d", status)
+	}
+	return err
+}
+
+// unanswered is the error of a call whose answer did not come: ErrCancelled
+// when Cancel was told of it, otherwise err.
+func (c *Client) unanswered(id jsonrpc.ID, err error) error {
+	if id == nil {
+		return err
+	}
+	if _, ok := c.cancelled.Load(id.Key()); ok {
+		return ErrCancelled
+	}
+	return err
 }
 
 // Notify sends a notification and returns the HTTP status.

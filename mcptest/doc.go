@@ -9,4 +9,8 @@
 // show every message they receive to an observer, for example a JSON
 // Schema check, and both offer the MCP methods of Caller with the same
 // result types, so that one test can run in either era.
+//
+// To cancel a session-era call, take its id first (NewID), send it with
+// CallID and Cancel it; the call returns ErrCancelled. A 2026-07-28 call
+// is cancelled by cancelling its context, which closes its stream.
 package mcptest

@@ -1,5 +1,6 @@
 // Package middleware holds the net/http middleware of an MCP endpoint:
-// HostGuard (DNS-rebinding protection), RequestLog (one zerolog line per
+// HostGuard (DNS-rebinding protection), CORS (browser-based clients on
+// other origins, off unless installed), RequestLog (one zerolog line per
 // MCP message), Recover, and RateLimit (a token bucket per caller). Each is
 // a plain func(http.Handler) http.Handler with a WithConfig variant, as in
 // Echo; use echo.WrapMiddleware to put one on an Echo group, and separate

@@ -482,15 +482,16 @@ func TestInvalidCursors(t *testing.T) {
 	}
 }
 
-// pagedSource is a ResourceSource serving pages of names; its cursor is
-// "page<n>". It records the cursors it was asked for.
+// pagedSource is a ResourceSource serving pages of names, as a List
+// handler does: paged when it names a next page or is asked for one. Its
+// cursor is "page<n>". It records the cursors it was asked for.
 func pagedSource(prefix string, pages [][]string, asked *[]string) ResourceSource {
-	return func(cursor string) ([]mcp.Resource, string, error) {
+	return func(cursor string) ([]mcp.Resource, string, bool, error) {
 		*asked = append(*asked, cursor)
 		i := 0
 		if cursor != "" {
 			if _, err := fmt.Sscanf(cursor, "page%d", &i); err != nil || i >= len(pages) {
-				return nil, "", jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "bad inner cursor %q", cursor)
+				return nil, "", true, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "bad inner cursor %q", cursor)
 			}
 		}
 		var out []mcp.Resource
@@ -501,7 +502,20 @@ func pagedSource(prefix string, pages [][]string, asked *[]string) ResourceSourc
 		if i+1 < len(pages) {
 			next = fmt.Sprintf("page%d", i+1)
 		}
-		return out, next, nil
+		return out, next, next != "" || cursor != "", nil
+	}
+}
+
+// wholeSource is a ResourceSource that lists all of names at once, as a
+// List handler that never calls PutNextCursor does. It counts its calls.
+func wholeSource(prefix string, names []string, calls *int) ResourceSource {
+	return func(cursor string) ([]mcp.Resource, string, bool, error) {
+		*calls++
+		var out []mcp.Resource
+		for _, n := range names {
+			out = append(out, mcp.Resource{URI: prefix + "://" + n, Name: n})
+		}
+		return out, "", false, nil
 	}
 }
 
@@ -515,15 +529,19 @@ func TestListResourcesWithSources(t *testing.T) {
 		askedB       []string
 		emptySources bool // source a starts with two empty pages
 	}{
-		{"page size 2", 3, 2, [][]string{{"res0", "res1"}, {"res2", "a1"}, {"a2", "a3"}, {"b1"}}, []string{"", "", "page1"}, []string{""}, false},
-		{"page size 3", 3, 3, [][]string{{"res0", "res1", "res2"}, {"a1", "a2", "a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
-		{"page size 0", 3, 0, [][]string{{"res0", "res1", "res2", "a1", "a2", "a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
-		{"page size 1", 1, 1, [][]string{{"res0"}, {"a1"}, {"a2"}, {"a3"}, {"b1"}}, []string{"", "", "page1"}, []string{""}, false},
+		// Each page of a source that pages by itself is sent whole and
+		// ends a page of the list: its size and cursors are the source's.
+		// A page that does not fit after the static resources starts a
+		// list page of its own.
+		{"page size 2", 3, 2, [][]string{{"res0", "res1"}, {"res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}, []string{"", "", "page1"}, []string{""}, false},
+		{"page size 3", 3, 3, [][]string{{"res0", "res1", "res2"}, {"a1", "a2"}, {"a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"page size 0", 3, 0, [][]string{{"res0", "res1", "res2", "a1", "a2"}, {"a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"page size 1", 1, 1, [][]string{{"res0"}, {"a1", "a2"}, {"a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
 		// Issue 8 item 4: templates with List handlers and no fixed
 		// resources filled the first page with nothing.
-		{"no static", 0, 2, [][]string{{"a1", "a2"}, {"a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
-		{"no static, big page", 0, 50, [][]string{{"a1", "a2", "a3", "b1"}}, []string{"", "page1"}, []string{""}, false},
-		{"empty source pages", 0, 2, [][]string{{"a1", "a2"}, {"a3", "b1"}}, []string{"", "page1", "page2", "page3"}, []string{""}, true},
+		{"no static", 0, 2, [][]string{{"a1", "a2"}, {"a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"no static, big page", 0, 50, [][]string{{"a1", "a2"}, {"a3"}, {"b1"}}, []string{"", "page1"}, []string{""}, false},
+		{"empty source pages", 0, 2, [][]string{{"a1", "a2"}, {"a3"}, {"b1"}}, []string{"", "page1", "page2", "page3"}, []string{""}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -551,6 +569,24 @@ func TestListResourcesWithSources(t *testing.T) {
 	}
 }
 
+// Sources that list everything at once are paged by the page size,
+// together with the static resources.
+func TestListResourcesWholeSources(t *testing.T) {
+	s := newServer(3, 2)
+	var callsA, callsB int
+	s.sources = []ResourceSource{
+		wholeSource("a", []string{"a1", "a2", "a3"}, &callsA),
+		wholeSource("b", []string{"b1"}, &callsB),
+	}
+	got := walk(t, s, mcp.MethodResourcesList)
+	if want := [][]string{{"res0", "res1"}, {"res2", "a1"}, {"a2", "a3"}, {"b1"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("pages %v, want %v", got, want)
+	}
+	if callsA != 2 || callsB != 1 {
+		t.Errorf("sources called %d and %d times, want 2 and 1", callsA, callsB)
+	}
+}
+
 func TestListResourcesEmptySourcePage(t *testing.T) {
 	s := newServer(1, 5)
 	var asked []string
@@ -566,9 +602,9 @@ func TestListResourcesEndlessEmptySource(t *testing.T) {
 	// after maxSourcePages calls, with a cursor to go on.
 	s := newServer(0, 5)
 	calls := 0
-	s.sources = []ResourceSource{func(cursor string) ([]mcp.Resource, string, error) {
+	s.sources = []ResourceSource{func(cursor string) ([]mcp.Resource, string, bool, error) {
 		calls++
-		return nil, "more", nil
+		return nil, "more", true, nil
 	}}
 	raw := resultJSON(t, call(t, s, mcp.MethodResourcesList, ``))
 	var res mcp.ListResourcesResult
@@ -600,7 +636,7 @@ func TestListResourcesSourceError(t *testing.T) {
 	s := newServer(1, 1)
 	s.sources = []ResourceSource{
 		pagedSource("a", [][]string{{"a1"}}, &askedA),
-		func(string) ([]mcp.Resource, string, error) { return nil, "", boom },
+		func(string) ([]mcp.Resource, string, bool, error) { return nil, "", false, boom },
 	}
 	// First page: static; second: source a; third: the failing source.
 	first := resultJSON(t, call(t, s, mcp.MethodResourcesList, ``))

@@ -63,9 +63,13 @@ func paginate[T any](items []T, cursor string, size int) ([]T, string, error) {
 const maxSourcePages = 32
 
 // listResources answers resources/list: the static resources, then each
-// source's pages in order, filling every page up to the page size. A page
-// that ends inside a source's page resumes there: its cursor holds the
-// source's cursor for that page and how many of its items were listed.
+// source's pages in order. The static resources and sources that list
+// everything at once fill every page up to the page size; a page that ends
+// inside such a source's items resumes there (its cursor holds the
+// source's cursor and how many of its items were listed). A source that
+// pages by itself has each of its pages sent whole, as the last items of a
+// list page, on a page of its own when it does not fit after the items
+// before it: its page size and cursors are the ones clients follow.
 func listResources(s Server, params json.RawMessage) Outcome {
 	var p mcp.PaginatedParams
 	if err := decode(params, &p); err != nil {
@@ -113,20 +117,38 @@ func listResources(s Server, params json.RawMessage) Outcome {
 			res.NextCursor = encodeCursor(pos)
 			break
 		}
-		page, next, err := sources[pos.Source-1](pos.Inner)
+		page, next, paged, err := sources[pos.Source-1](pos.Inner)
 		if err != nil {
 			return Failed(err)
 		}
 		if pos.Offset > len(page) {
 			return outOfRange()
 		}
-		if n := take(page[pos.Offset:]); pos.Offset+n < len(page) {
-			pos.Offset += n // the page is full inside this source's page
-			continue
+		page = page[pos.Offset:]
+		switch {
+		case paged && len(res.Resources) > 0 && len(page) > room:
+			// The source's page does not fit after what this page holds:
+			// the next page starts with it.
+			res.NextCursor = encodeCursor(pos)
+			return Answer(res)
+		case paged:
+			res.Resources = append(res.Resources, page...) // whole, even past the page size
+		default:
+			if n := take(page); n < len(page) {
+				pos.Offset += n // the page is full inside this source's page
+				continue
+			}
 		}
 		pos = position{Source: pos.Source, Inner: next}
 		if next == "" {
 			pos = position{Source: pos.Source + 1}
+		}
+		if paged && len(page) > 0 {
+			// The source's page ends this one, with the source's cursor.
+			if pos.Source <= len(sources) {
+				res.NextCursor = encodeCursor(pos)
+			}
+			break
 		}
 	}
 	return Answer(res)

@@ -49,8 +49,12 @@ type Server interface {
 }
 
 // ResourceSource lists dynamic resources one page at a time. cursor is ""
-// for the first page; next is "" after the last.
-type ResourceSource func(cursor string) (page []mcp.Resource, next string, err error)
+// for the first page; next is "" after the last. paged reports that the
+// source pages by itself (a page with a next cursor, or one asked for by
+// cursor): resources/list sends its page whole and ends a page with it. A
+// source that is not paged lists everything at once, and resources/list
+// pages that by the page size.
+type ResourceSource func(cursor string) (page []mcp.Resource, next string, paged bool, err error)
 
 // Outcome is what a method produced: a result to encode, an error, or
 // Pending when the answer will be sent later on the request's stream.

@@ -25,7 +25,11 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 // newTable returns a table on a fresh memory backplane and a session
 // created in it.
 func newTable(t *testing.T, timeout time.Duration, expired func(*session.Session, string)) (*session.Table, *session.Session, backplane.Backplane) {
-	bp := backplane.NewMemory()
+	return newTableOn(t, backplane.NewMemory(), timeout, expired)
+}
+
+// newTableOn is newTable on bp.
+func newTableOn(t *testing.T, bp backplane.Backplane, timeout time.Duration, expired func(*session.Session, string)) (*session.Table, *session.Session, backplane.Backplane) {
 	t.Cleanup(func() { _ = bp.Close() })
 	streams := stream.NewNode(stream.Config{Backplane: bp, Local: true, BufferBytes: 1 << 20,
 		WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
@@ -319,19 +323,62 @@ func TestFollow(t *testing.T) {
 	}
 }
 
+// touchSpy tells each extension of a session record that succeeded on
+// the backplane it wraps.
+type touchSpy struct {
+	backplane.Backplane
+	extended chan time.Duration // the ttl of each
+}
+
+func (s *touchSpy) TouchSession(ctx context.Context, id string, ttl time.Duration) error {
+	err := s.Backplane.TouchSession(ctx, id, ttl)
+	if err == nil {
+		select {
+		case s.extended <- ttl:
+		default: // nobody follows them any more
+		}
+	}
+	return err
+}
+
+// TestBusySessionKeepsItsRecord: a session with a stream open outlives
+// its timeout, because the sweeper extends its shared record while it is
+// busy, and ends once it is left idle. The test follows the extensions
+// as they happen rather than sleeping for a guessed time. The timeout is
+// long enough that the sweeper's first check, due at half of it, comes
+// before the record created with it lapses even on a loaded machine; a
+// record that lapsed ends the session, which the test reports.
 func TestBusySessionKeepsItsRecord(t *testing.T) {
-	const timeout = 20 * time.Millisecond
+	const timeout = time.Second
 	expired := make(chan *session.Session, 1)
-	_, s, bp := newTable(t, timeout, func(s *session.Session, _ string) { expired <- s })
+	spy := &touchSpy{Backplane: backplane.NewMemory(), extended: make(chan time.Duration, 8)}
+	created := time.Now()
+	_, s, bp := newTableOn(t, spy, timeout, func(s *session.Session, _ string) { expired <- s })
 	s.Enter() // a stream is open here
 	s.WatchIdle()
-	time.Sleep(10 * timeout)
+	for extensions := 0; extensions < 2 || time.Since(created) <= timeout; extensions++ {
+		select {
+		case ttl := <-spy.extended:
+			if ttl != 2*timeout {
+				t.Fatalf("a busy session's record was extended by %v, want twice the timeout", ttl)
+			}
+		case <-expired:
+			t.Fatalf("the busy session ended after %d extensions, %v after it was created", extensions, time.Since(created))
+		}
+	}
 	if _, err := bp.LoadSession(t.Context(), s.ID()); err != nil {
-		t.Fatalf("the record of a busy session: %v", err)
+		t.Fatalf("the record of a busy session, %v after it was created: %v", time.Since(created), err)
 	}
 	s.Leave()
-	if got := <-expired; got != s {
-		t.Fatal("another session expired")
+	for {
+		select {
+		case <-spy.extended: // the last use, to the timeout after it
+		case got := <-expired:
+			if got != s {
+				t.Fatal("another session expired")
+			}
+			return
+		}
 	}
 }
 
