@@ -150,3 +150,19 @@ func TestValuesCompleter(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+func TestBadPatternPanicsAtRegistration(t *testing.T) {
+	r := newTestRouter()
+	err := declErr(t, func() {
+		r.Tool("p", nop, Description("x"), params.String("code", params.Pattern(`[a-`)))
+	})
+	if err == nil || !strings.Contains(err.Error(), `field "code": Pattern: "[a-" is not a valid regular expression`) {
+		t.Fatalf("error %v", err)
+	}
+	err = declErr(t, func() {
+		r.Tool("q", nop, Description("x"), params.Integer("n", params.Pattern(`\d`)))
+	})
+	if err == nil || !strings.Contains(err.Error(), "a pattern applies to strings, not to integers") {
+		t.Fatalf("error %v", err)
+	}
+}
