@@ -40,6 +40,8 @@ type declaration struct {
 	mimeType     string
 	rawInput     json.RawMessage
 	outputSchema json.RawMessage
+	output       *params.Schema // outputSchema compiled: structuredContent is checked against it
+	optErr       error          // an option that could not be applied (Output)
 	completers   map[string]Completer
 	list         Handler
 	cache        *cacheHint
@@ -95,6 +97,9 @@ func newDeclaration(k kind, name string, opts []Option) (*declaration, error) {
 			return nil, fmt.Errorf("%T is not a declaration option", o)
 		}
 	}
+	if d.optErr != nil {
+		return nil, d.optErr
+	}
 	if d.description == "" {
 		return nil, fmt.Errorf("a description is required: the LLM reads it to decide when to use the %s", k)
 	}
@@ -114,7 +119,7 @@ func (d *declaration) compile(schema *params.Schema) error {
 	if err != nil {
 		return err
 	}
-	d.schema, d.pattern, d.headers = out.Schema, out.Pattern, out.Headers
+	d.schema, d.pattern, d.headers, d.output = out.Schema, out.Pattern, out.Headers, out.Output
 	d.tool, d.prompt, d.resource, d.template = out.Tool, out.Prompt, out.Resource, out.Template
 	for _, f := range d.schema.Fields() {
 		if len(f.Enum) > 0 && d.completers[f.Name] == nil {

@@ -166,3 +166,10 @@ func TestBadPatternPanicsAtRegistration(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+func TestOutputOfANonStructFailsTheDeclaration(t *testing.T) {
+	err := declErr(t, func() { newTestRouter().Tool("o", nop, Description("x"), Output[int]()) })
+	if err == nil || !strings.Contains(err.Error(), `tool "o": Output: `) {
+		t.Fatalf("error %v", err)
+	}
+}

@@ -229,7 +229,7 @@ func (x *exchange) finish(d *declaration, res Result) methods.Outcome {
 	)
 	switch d.kind {
 	case kindTool:
-		v, err = methods.ToolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
+		v, err = d.toolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
 	case kindPrompt:
 		v, err = methods.PromptResult(res.value, d.description)
 	default:

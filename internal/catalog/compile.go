@@ -55,6 +55,7 @@ type Spec struct {
 // Compiled is what Compile builds, once per declaration.
 type Compiled struct {
 	Schema   *params.Schema
+	Output   *params.Schema          // a tool's output schema, compiled to check structuredContent
 	Pattern  *uripattern.Pattern     // a resource's
 	Headers  []stateless.ParamHeader // a tool's params mirrored into Mcp-Param-* headers
 	Tool     *mcp.Tool
@@ -116,9 +117,11 @@ func (c *Compiled) tool(s *Spec) error {
 		}
 	}
 	if s.OutputSchema != nil {
-		if _, err := params.Raw(s.OutputSchema); err != nil {
+		out, err := params.Raw(s.OutputSchema)
+		if err != nil {
 			return fmt.Errorf("output schema: %w", err)
 		}
+		c.Output = out
 	}
 	c.Tool = &mcp.Tool{
 		Name: s.Name, Title: s.Title, Description: s.Description,
