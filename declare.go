@@ -38,6 +38,9 @@ type declaration struct {
 	annotations  *mcp.ToolAnnotations
 	resourceName string
 	mimeType     string
+	size         *int64           // Size
+	resAnn       *mcp.Annotations // ResourceAnnotations
+	typedVars    map[string]bool  // template variables declared as integer, number or boolean
 	rawInput     json.RawMessage
 	outputSchema json.RawMessage
 	output       *params.Schema // outputSchema compiled: structuredContent is checked against it
@@ -114,6 +117,7 @@ func (d *declaration) compile(schema *params.Schema) error {
 	}
 	out, err := catalog.Compile(&catalog.Spec{Kind: d.kind, Name: d.name, Title: d.title, Description: d.description,
 		Icons: d.icons, Meta: d.meta, Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
+		Size: d.size, ResourceAnnotations: d.resAnn,
 		RawInput: d.rawInput, OutputSchema: d.outputSchema, Fields: d.fields, Typed: schema,
 		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil, TaskSupport: taskSupports[d.tasks]})
 	if err != nil {
@@ -122,6 +126,12 @@ func (d *declaration) compile(schema *params.Schema) error {
 	d.schema, d.pattern, d.headers, d.output = out.Schema, out.Pattern, out.Headers, out.Output
 	d.tool, d.prompt, d.resource, d.template = out.Tool, out.Prompt, out.Resource, out.Template
 	for _, f := range d.schema.Fields() {
+		if d.kind == kindResource && (f.Type == "integer" || f.Type == "number" || f.Type == "boolean") {
+			if d.typedVars == nil {
+				d.typedVars = map[string]bool{}
+			}
+			d.typedVars[f.Name] = true
+		}
 		if len(f.Enum) > 0 && d.completers[f.Name] == nil {
 			if d.completers == nil {
 				d.completers = map[string]Completer{}
@@ -224,14 +234,28 @@ func (r *Router) Prompt(name string, h Handler, opts ...Option) {
 // control character (such a URI matches nothing), and {+path} holds a
 // cleaned path that ".." cannot climb out of, though it may be absolute.
 // Still open files under a root (os.Root), never by a variable alone.
+//
+// Declare a variable as a param (params.Integer("id"), params.Boolean,
+// params.Number, params.String with rules) and it arrives typed and
+// checked: p.Int("id") is 42 for ".../42", and a value that does not fit
+// fails the read with -32602.
+//
+// Besides a string, []byte or JSON value (see Reply), a handler may reply
+// with a file: an FSFile, an fs.File, an *os.File or any io.Reader. The
+// router reads it (up to MaxResourceFile bytes) and closes it; its MIME
+// type is MIMEType when declared, otherwise detected from the content; a
+// text type gives text contents, anything else a base64 blob.
 func (r *Router) Resource(pattern string, h Handler, opts ...Option) {
 	if h == nil {
 		panic(&DeclarationError{Kind: "resource", Name: pattern, Err: fmt.Errorf("the handler is nil")})
 	}
 	r.declare(kindResource, pattern, nil, nil, func(d *declaration) Call {
 		return func(req *Request, c *Context) Result {
-			vals, _ := d.pattern.Match(req.Name)
-			return h(Params(vals), req, c)
+			p, err := d.templateParams(req.Name)
+			if err != nil {
+				return Error(err)
+			}
+			return h(p, req, c).Then(func(res Result) Result { return r.fileResult(d, req.Name, res) })
 		}
 	}, opts)
 }

@@ -173,3 +173,17 @@ func TestOutputOfANonStructFailsTheDeclaration(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+func TestResourceParamsAndSizeAreChecked(t *testing.T) {
+	r := newTestRouter()
+	for want, declare := range map[string]func(){
+		`param "nope": the template has no such variable`:     func() { r.Resource("app://a/{id}", nop, Description("x"), params.Integer("nope")) },
+		"a resource takes no params":                          func() { r.Resource("app://fixed", nop, Description("x"), params.Integer("id")) },
+		"a template variable is a string, integer, number or": func() { r.Resource("app://b/{id}", nop, Description("x"), params.Object("id", nil)) },
+		"Size applies to a fixed URI":                         func() { r.Resource("app://c/{id}", nop, Description("x"), Size(3)) },
+	} {
+		if err := declErr(t, declare); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}

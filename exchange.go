@@ -385,15 +385,21 @@ func (x *exchange) ReadResource(uri string) methods.Outcome {
 }
 
 func (x *exchange) Subscribe(uri string, on bool) error {
+	var p Params
 	if on {
-		if d, _ := x.cat.ResourceFor(uri); d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
+		d, _ := x.cat.ResourceFor(uri)
+		if d == nil || !x.c.grant.allowsResource(d, uri) || !x.visible(d) {
 			return ResourceNotFound(uri)
+		}
+		var err error
+		if p, err = d.templateParams(uri); err != nil {
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", err)
 		}
 	}
 	var err error // OnSubscribe may refuse; OnUnsubscribe may not
 	if perr := guard.Run(func() {
 		if on && x.r.onSubscribe != nil {
-			err = x.r.onSubscribe(x.c, uri)
+			err = x.r.onSubscribe(x.c, uri, p)
 		} else if !on {
 			x.r.unsubscribed(x.sess, uri)
 		}

@@ -52,7 +52,7 @@ type Router struct {
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
 	onEvent     func(*Session, string, json.RawMessage)
-	onSubscribe func(*Context, string) error
+	onSubscribe func(*Context, string, Params) error
 	onUnsub     func(*Session, string)
 	onDrop      func(*Context)
 
@@ -84,6 +84,7 @@ type config struct {
 	stateTTL       time.Duration
 	taskTTL        time.Duration
 	versions       transport.Versions // the protocol revisions offered
+	maxFile        int64              // MaxResourceFile; 0: DefaultMaxResourceFile
 }
 
 // RouterOption configures a Router.
