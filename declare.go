@@ -35,6 +35,7 @@ type declaration struct {
 	description  string
 	icons        []mcp.Icon
 	meta         mcp.Meta
+	tags         []string // Tags
 	annotations  *mcp.ToolAnnotations
 	resourceName string
 	mimeType     string
@@ -116,7 +117,7 @@ func (d *declaration) compile(schema *params.Schema) error {
 		return err
 	}
 	out, err := catalog.Compile(&catalog.Spec{Kind: d.kind, Name: d.name, Title: d.title, Description: d.description,
-		Icons: d.icons, Meta: d.meta, Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
+		Icons: d.icons, Meta: tagMeta(d.meta, d.tags), Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
 		Size: d.size, ResourceAnnotations: d.resAnn,
 		RawInput: d.rawInput, OutputSchema: d.outputSchema, Fields: d.fields, Typed: schema,
 		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil, TaskSupport: taskSupports[d.tasks]})

@@ -292,7 +292,8 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
-	return catalog.Visible(x.cat.Tools, func(d *declaration) bool { return x.c.grant.allowsTool(d.name) && x.visible(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Tools, func(d *declaration) bool { return wanted(d) && x.c.grant.allowsTool(d.name) && x.visible(d) },
 		func(d *declaration) *mcp.Tool { return d.tool })
 }
 
@@ -315,7 +316,8 @@ func unknownTool(name string) *jsonrpc.Error {
 }
 
 func (x *exchange) Prompts() []*mcp.Prompt {
-	return catalog.Visible(x.cat.Prompts, func(d *declaration) bool { return x.c.grant.allowsPrompt(d.name) && x.visible(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Prompts, func(d *declaration) bool { return wanted(d) && x.c.grant.allowsPrompt(d.name) && x.visible(d) },
 		func(d *declaration) *mcp.Prompt { return d.prompt })
 }
 
@@ -331,7 +333,10 @@ func (x *exchange) GetPrompt(name string, _ map[string]string) methods.Outcome {
 }
 
 func (x *exchange) Resources() []*mcp.Resource {
-	return catalog.Visible(x.cat.Resources, func(d *declaration) bool { return x.c.grant.allowsResource(d, d.resource.URI) && x.visible(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Resources, func(d *declaration) bool {
+		return wanted(d) && x.c.grant.allowsResource(d, d.resource.URI) && x.visible(d)
+	},
 		func(d *declaration) *mcp.Resource { return d.resource })
 }
 
@@ -364,7 +369,9 @@ func (x *exchange) list(d *declaration, cursor string) ([]mcp.Resource, string, 
 }
 
 func (x *exchange) Templates() []*mcp.ResourceTemplate {
-	return catalog.Visible(x.cat.Templates, x.seesFamily, func(d *declaration) *mcp.ResourceTemplate { return d.template })
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return wanted(d) && x.seesFamily(d) },
+		func(d *declaration) *mcp.ResourceTemplate { return d.template })
 }
 
 // seesFamily reports whether the caller may see a template or skill as a
