@@ -46,6 +46,7 @@ type declaration struct {
 	outputSchema json.RawMessage
 	output       *params.Schema // outputSchema compiled: structuredContent is checked against it
 	optErr       error          // an option that could not be applied (Output)
+	implicit     bool           // declared by Methods: an explicit declaration replaces it
 	completers   map[string]Completer
 	list         Handler
 	cache        *cacheHint
@@ -164,7 +165,11 @@ func (r *Router) add(d *declaration) error {
 	d.info = &Declaration{Kind: d.kind.String(), Name: d.name, Annotations: d.annotations, Meta: d.meta, Scopes: d.scopes, Tasks: d.tasks}
 	d.mw = append(slices.Clone(r.mw), d.mw...)
 	d.call = d.chain(d.call)
-	c, err := r.catalog.Load().Add(d)
+	cat := r.catalog.Load()
+	if !d.implicit {
+		cat = cat.Without(d.kind, d.name, func(e *declaration) bool { return e.implicit }) // an explicit declaration wins (Methods)
+	}
+	c, err := cat.Add(d)
 	if err != nil {
 		return err
 	}
