@@ -61,6 +61,10 @@ func MethodOptions(m map[string][]Option) MethodsOption {
 // method whose name is declared explicitly (r.Tool, r.Prompt, Tool[T]):
 // before Methods or after it, the explicit declaration wins.
 //
+// A value with no method of those signatures (methods with pointer
+// receivers are a pointer's), or a description or options key that names
+// none of them, panics with a *DeclarationError: it is a typo.
+//
 // Reflection finds the methods here, once; each call goes straight to the
 // method value, with no reflection per request. Typed params (a struct T)
 // need the generic Tool[T] or Prompt[T]: declare those explicitly.
@@ -79,6 +83,13 @@ func (r *Router) Methods(v any, opts ...MethodsOption) {
 		panic(&DeclarationError{Kind: "tool", Name: "", Err: fmt.Errorf("Methods(nil): give it a value with methods")})
 	}
 	rt := rv.Type()
+	type method struct {
+		k            kind
+		name, goName string
+		h            Handler
+	}
+	var found []method
+	known := map[string]bool{}
 	for i := range rt.NumMethod() {
 		m := rt.Method(i)
 		h, ok := methodHandler(rv.Method(i).Interface())
@@ -89,15 +100,33 @@ func (r *Router) Methods(v any, opts ...MethodsOption) {
 		if base, isPrompt := strings.CutSuffix(m.Name, "Prompt"); isPrompt && base != "" {
 			k, name = kindPrompt, snakeCase(base)
 		}
+		found = append(found, method{k, name, m.Name, h})
+		known[name], known[m.Name] = true, true
+	}
+	fail := func(format string, args ...any) {
+		panic(&DeclarationError{Kind: "tool", Name: fmt.Sprintf("Methods(%T)", v), Err: fmt.Errorf(format, args...)})
+	}
+	if len(found) == 0 {
+		fail("no method has a handler's signature (methods with pointer receivers need a pointer)")
+	}
+	for _, keys := range []map[string]string{cfg.descriptions, keysOf(cfg.options)} {
+		for key := range keys {
+			if !known[key] {
+				fail("%q names no method of a handler's signature", key)
+			}
+		}
+	}
+	for _, m := range found {
+		k, name, h := m.k, m.name, m.h
 		if r.catalog.Load().Declares(k, name) {
 			continue // declared explicitly before Methods
 		}
 		desc := cfg.descriptions[name]
 		if desc == "" {
-			desc = cfg.descriptions[m.Name]
+			desc = cfg.descriptions[m.goName]
 		}
 		dopts := append([]Option{Description(desc), declOption(func(d *declaration) { d.implicit = true })}, cfg.options[name]...)
-		dopts = append(dopts, cfg.options[m.Name]...)
+		dopts = append(dopts, cfg.options[m.goName]...)
 		r.declare(k, name, h, nil, nil, dopts)
 	}
 }
@@ -133,4 +162,12 @@ func snakeCase(s string) string {
 		b.WriteRune(c)
 	}
 	return b.String()
+}
+
+func keysOf(m map[string][]Option) map[string]string {
+	out := make(map[string]string, len(m))
+	for k := range m {
+		out[k] = ""
+	}
+	return out
 }

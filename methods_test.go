@@ -57,3 +57,19 @@ func TestMethodsNeedDescriptionsAndYieldToExplicitDeclarations(t *testing.T) {
 		t.Error("two explicit declarations of one name must still collide")
 	}
 }
+
+func TestMethodsRefuseValuesWithoutHandlersAndUnknownKeys(t *testing.T) {
+	for want, declare := range map[string]func(){
+		"no method has a handler's signature": func() { newTestRouter().Methods(struct{}{}) },
+		`"pong" names no method`: func() {
+			newTestRouter().Methods(described{}, MethodDescriptions(map[string]string{"pong": "x", "status": "Status"}))
+		},
+		`"Pang" names no method`: func() {
+			newTestRouter().Methods(described{}, MethodDescriptions(map[string]string{"status": "Status"}), MethodOptions(map[string][]Option{"Pang": {ReadOnly()}}))
+		},
+	} {
+		if err := declErr(t, declare); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}
