@@ -190,6 +190,7 @@ func (c *Compiled) resource(s *Spec) error {
 		}
 	}
 	if s.Size != nil {
+		//lint:ignore ST1005 the message starts with the name of the option it is about (specter.Size)
 		return fmt.Errorf("Size applies to a fixed URI, not to a resource template")
 	}
 	c.Template = &mcp.ResourceTemplate{URITemplate: pat.Template(), Name: name, Title: s.Title,
