@@ -79,12 +79,12 @@ func fileReply(v any, uri, mimeType string, limit int64) (c mcp.ResourceContents
 	if cl, isCloser := r.(io.Closer); isCloser {
 		defer cl.Close()
 	}
-	if f, isFile := r.(fs.File); isFile && name == "" {
+	if f, isFile := r.(fs.File); isFile {
 		if st, err := f.Stat(); err == nil {
 			if st.IsDir() {
 				return c, true, fmt.Errorf("resource %s: %s is a directory", uri, st.Name())
 			}
-			name = st.Name()
+			name = or(name, st.Name())
 		}
 	}
 	if limit <= 0 {
