@@ -341,7 +341,8 @@ func (x *exchange) Resources() []*mcp.Resource {
 }
 
 func (x *exchange) ResourceSources() []methods.ResourceSource {
-	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && x.seesFamily(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && wanted(d) && x.seesFamily(d) },
 		func(d *declaration) methods.ResourceSource {
 			return func(cursor string) ([]mcp.Resource, string, error) { return x.list(d, cursor) }
 		})

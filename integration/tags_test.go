@@ -24,7 +24,10 @@ func toolsetRouter() *specter.Router {
 	r.Tool("purge_repository", ok, specter.Description("Delete a GitHub repository"), specter.Tags("github", "admin"), specter.Scopes("admin"))
 	r.Prompt("triage", ok, specter.Description("Triage issues"), specter.Tags("github"))
 	r.Prompt("standup", ok, specter.Description("Write a standup"))
-	r.Resource("app://repos/{name}", ok, specter.Description("A repository"), specter.Tags("github"))
+	r.Resource("app://repos/{name}", ok, specter.Description("A repository"), specter.Tags("github"),
+		specter.List(func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+			return specter.Reply([]mcp.Resource{{URI: "app://repos/specter", Name: "specter"}})
+		}))
 	r.Resource("app://board", ok, specter.Description("The Jira board"), specter.Tags("jira"))
 	r.ToolSearch("search_tools", specter.Tags("meta"))
 	r.Connect(func(c *specter.Context) error {
@@ -58,9 +61,9 @@ func TestTagsAllowHideAndListFilter(t *testing.T) {
 		tools, prompts, tmpls []string
 		resources             []string
 	}{
-		{http.Header{}, []string{"create_ticket", "list_issues", "merge_pull_request", "search_tools"}, []string{"standup", "triage"}, []string{"app://repos/{name}"}, []string{"app://board"}},
-		{http.Header{"X-Toolset": {"github"}}, []string{"list_issues", "merge_pull_request", "search_tools"}, []string{"triage"}, []string{"app://repos/{name}"}, []string{}},
-		{http.Header{"X-Toolset": {"github"}, "X-Admin": {"1"}}, []string{"list_issues", "merge_pull_request", "purge_repository", "search_tools"}, []string{"triage"}, []string{"app://repos/{name}"}, []string{}},
+		{http.Header{}, []string{"create_ticket", "list_issues", "merge_pull_request", "search_tools"}, []string{"standup", "triage"}, []string{"app://repos/{name}"}, []string{"app://board", "app://repos/specter"}},
+		{http.Header{"X-Toolset": {"github"}}, []string{"list_issues", "merge_pull_request", "search_tools"}, []string{"triage"}, []string{"app://repos/{name}"}, []string{"app://repos/specter"}},
+		{http.Header{"X-Toolset": {"github"}, "X-Admin": {"1"}}, []string{"list_issues", "merge_pull_request", "purge_repository", "search_tools"}, []string{"triage"}, []string{"app://repos/{name}"}, []string{"app://repos/specter"}},
 		{http.Header{"X-Hide": {"github"}}, []string{"create_ticket", "search_tools"}, []string{"standup"}, []string{}, []string{"app://board"}},
 	} {
 		for _, ec := range bothEras(t, toolsetRouter(), tc.header) {
@@ -112,6 +115,11 @@ func TestTagsAllowHideAndListFilter(t *testing.T) {
 				if tool.Name == "list_issues" && mustJSON(tool.Meta[specter.MetaTags]) != `["github","issues"]` {
 					t.Errorf("list_issues _meta %v", tool.Meta)
 				}
+			}
+			resp, err = ec.call(ctx(t), "resources/list", map[string]any{"_meta": map[string]any{specter.MetaTags: []string{"jira"}}})
+			var resources mcp.ListResourcesResult
+			if err != nil || resp.Decode(&resources) != nil || len(resources.Resources) != 1 || resources.Resources[0].URI != "app://board" {
+				t.Errorf("resources tagged jira (the listed repos are github's): %+v %v", resources, err)
 			}
 			resp, err = ec.call(ctx(t), "prompts/list", map[string]any{"_meta": map[string]any{specter.MetaTags: []string{"github"}}})
 			var prompts mcp.ListPromptsResult
