@@ -35,11 +35,18 @@ type declaration struct {
 	description  string
 	icons        []mcp.Icon
 	meta         mcp.Meta
+	tags         []string // Tags
 	annotations  *mcp.ToolAnnotations
 	resourceName string
 	mimeType     string
+	size         *int64           // Size
+	resAnn       *mcp.Annotations // ResourceAnnotations
+	typedVars    map[string]bool  // template variables declared as integer, number or boolean
 	rawInput     json.RawMessage
 	outputSchema json.RawMessage
+	output       *params.Schema // outputSchema compiled: structuredContent is checked against it
+	optErr       error          // an option that could not be applied (Output)
+	implicit     bool           // declared by Methods: an explicit declaration replaces it
 	completers   map[string]Completer
 	list         Handler
 	cache        *cacheHint
@@ -95,6 +102,9 @@ func newDeclaration(k kind, name string, opts []Option) (*declaration, error) {
 			return nil, fmt.Errorf("%T is not a declaration option", o)
 		}
 	}
+	if d.optErr != nil {
+		return nil, d.optErr
+	}
 	if d.description == "" {
 		return nil, fmt.Errorf("a description is required: the LLM reads it to decide when to use the %s", k)
 	}
@@ -108,15 +118,22 @@ func (d *declaration) compile(schema *params.Schema) error {
 		return err
 	}
 	out, err := catalog.Compile(&catalog.Spec{Kind: d.kind, Name: d.name, Title: d.title, Description: d.description,
-		Icons: d.icons, Meta: d.meta, Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
+		Icons: d.icons, Meta: tagMeta(d.meta, d.tags), Annotations: d.annotations, ResourceName: d.resourceName, MIMEType: d.mimeType,
+		Size: d.size, ResourceAnnotations: d.resAnn,
 		RawInput: d.rawInput, OutputSchema: d.outputSchema, Fields: d.fields, Typed: schema,
 		Completed: slices.Sorted(maps.Keys(d.completers)), Listed: d.list != nil, TaskSupport: taskSupports[d.tasks]})
 	if err != nil {
 		return err
 	}
-	d.schema, d.pattern, d.headers = out.Schema, out.Pattern, out.Headers
+	d.schema, d.pattern, d.headers, d.output = out.Schema, out.Pattern, out.Headers, out.Output
 	d.tool, d.prompt, d.resource, d.template = out.Tool, out.Prompt, out.Resource, out.Template
 	for _, f := range d.schema.Fields() {
+		if d.kind == kindResource && (f.Type == "integer" || f.Type == "number" || f.Type == "boolean") {
+			if d.typedVars == nil {
+				d.typedVars = map[string]bool{}
+			}
+			d.typedVars[f.Name] = true
+		}
 		if len(f.Enum) > 0 && d.completers[f.Name] == nil {
 			if d.completers == nil {
 				d.completers = map[string]Completer{}
@@ -148,7 +165,11 @@ func (r *Router) add(d *declaration) error {
 	d.info = &Declaration{Kind: d.kind.String(), Name: d.name, Annotations: d.annotations, Meta: d.meta, Scopes: d.scopes, Tasks: d.tasks}
 	d.mw = append(slices.Clone(r.mw), d.mw...)
 	d.call = d.chain(d.call)
-	c, err := r.catalog.Load().Add(d)
+	cat := r.catalog.Load()
+	if !d.implicit {
+		cat = cat.Without(d.kind, d.name, func(e *declaration) bool { return e.implicit }) // an explicit declaration wins (Methods)
+	}
+	c, err := cat.Add(d)
 	if err != nil {
 		return err
 	}
@@ -219,14 +240,28 @@ func (r *Router) Prompt(name string, h Handler, opts ...Option) {
 // control character (such a URI matches nothing), and {+path} holds a
 // cleaned path that ".." cannot climb out of, though it may be absolute.
 // Still open files under a root (os.Root), never by a variable alone.
+//
+// Declare a variable as a param (params.Integer("id"), params.Boolean,
+// params.Number, params.String with rules) and it arrives typed and
+// checked: p.Int("id") is 42 for ".../42", and a value that does not fit
+// fails the read with -32602.
+//
+// Besides a string, []byte or JSON value (see Reply), a handler may reply
+// with a file: an FSFile, an fs.File, an *os.File or any io.Reader. The
+// router reads it (up to MaxResourceFile bytes) and closes it; its MIME
+// type is MIMEType when declared, otherwise detected from the content; a
+// text type gives text contents, anything else a base64 blob.
 func (r *Router) Resource(pattern string, h Handler, opts ...Option) {
 	if h == nil {
 		panic(&DeclarationError{Kind: "resource", Name: pattern, Err: fmt.Errorf("the handler is nil")})
 	}
 	r.declare(kindResource, pattern, nil, nil, func(d *declaration) Call {
 		return func(req *Request, c *Context) Result {
-			vals, _ := d.pattern.Match(req.Name)
-			return h(Params(vals), req, c)
+			p, err := d.templateParams(req.Name)
+			if err != nil {
+				return Error(err)
+			}
+			return h(p, req, c).Then(func(res Result) Result { return r.fileResult(d, req.Name, res) })
 		}
 	}, opts)
 }

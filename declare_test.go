@@ -150,3 +150,40 @@ func TestValuesCompleter(t *testing.T) {
 		t.Errorf("got %v", got)
 	}
 }
+
+func TestBadPatternPanicsAtRegistration(t *testing.T) {
+	r := newTestRouter()
+	err := declErr(t, func() {
+		r.Tool("p", nop, Description("x"), params.String("code", params.Pattern(`[a-`)))
+	})
+	if err == nil || !strings.Contains(err.Error(), `field "code": Pattern: "[a-" is not a valid regular expression`) {
+		t.Fatalf("error %v", err)
+	}
+	err = declErr(t, func() {
+		r.Tool("q", nop, Description("x"), params.Integer("n", params.Pattern(`\d`)))
+	})
+	if err == nil || !strings.Contains(err.Error(), "a pattern applies to strings, not to integers") {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestOutputOfANonStructFailsTheDeclaration(t *testing.T) {
+	err := declErr(t, func() { newTestRouter().Tool("o", nop, Description("x"), Output[int]()) })
+	if err == nil || !strings.Contains(err.Error(), `tool "o": Output: `) {
+		t.Fatalf("error %v", err)
+	}
+}
+
+func TestResourceParamsAndSizeAreChecked(t *testing.T) {
+	r := newTestRouter()
+	for want, declare := range map[string]func(){
+		`param "nope": the template has no such variable`:     func() { r.Resource("app://a/{id}", nop, Description("x"), params.Integer("nope")) },
+		"a resource takes no params":                          func() { r.Resource("app://fixed", nop, Description("x"), params.Integer("id")) },
+		"a template variable is a string, integer, number or": func() { r.Resource("app://b/{id}", nop, Description("x"), params.Object("id", nil)) },
+		"Size applies to a fixed URI":                         func() { r.Resource("app://c/{id}", nop, Description("x"), Size(3)) },
+	} {
+		if err := declErr(t, declare); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v, want %q", err, want)
+		}
+	}
+}

@@ -45,8 +45,10 @@ func (s *Session) Notify(method string, params any) error { return s.s.NotifyJSO
 
 // OnSubscribe runs on resources/subscribe the caller may make: it may
 // start an upstream watcher, or refuse with an error, whose message the
-// client gets (code -32602; a *jsonrpc.Error is sent as it is).
-func OnSubscribe(f func(c *Context, uri string) error) RouterOption {
+// client gets (code -32602; a *jsonrpc.Error is sent as it is). p holds
+// the variables of the template the URI matched, typed as its params
+// declare (see Router.Resource); it is empty for a fixed URI.
+func OnSubscribe(f func(c *Context, uri string, p Params) error) RouterOption {
 	return routerOption(func(r *Router) { r.onSubscribe = f })
 }
 

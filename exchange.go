@@ -231,7 +231,7 @@ func (x *exchange) finish(d *declaration, res Result) methods.Outcome {
 	)
 	switch d.kind {
 	case kindTool:
-		v, err = methods.ToolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
+		v, err = d.toolResult(res.value, mcp.HasStructuredContent(x.c.req.Version))
 	case kindPrompt:
 		v, err = methods.PromptResult(res.value, d.description)
 	default:
@@ -294,7 +294,8 @@ func (x *exchange) Discover() *mcp.DiscoverResult {
 }
 
 func (x *exchange) Tools() []*mcp.Tool {
-	return catalog.Visible(x.cat.Tools, func(d *declaration) bool { return x.c.grant.allowsTool(d.name) && x.visible(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Tools, func(d *declaration) bool { return wanted(d) && x.c.grant.allowsTool(d.name) && x.visible(d) },
 		func(d *declaration) *mcp.Tool { return d.tool })
 }
 
@@ -321,7 +322,8 @@ func unknownTool(name string) *jsonrpc.Error {
 }
 
 func (x *exchange) Prompts() []*mcp.Prompt {
-	return catalog.Visible(x.cat.Prompts, func(d *declaration) bool { return x.c.grant.allowsPrompt(d.name) && x.visible(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Prompts, func(d *declaration) bool { return wanted(d) && x.c.grant.allowsPrompt(d.name) && x.visible(d) },
 		func(d *declaration) *mcp.Prompt { return d.prompt })
 }
 
@@ -337,12 +339,16 @@ func (x *exchange) GetPrompt(name string, _ map[string]string) methods.Outcome {
 }
 
 func (x *exchange) Resources() []*mcp.Resource {
-	return catalog.Visible(x.cat.Resources, func(d *declaration) bool { return x.c.grant.allowsResource(d, d.resource.URI) && x.visible(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Resources, func(d *declaration) bool {
+		return wanted(d) && x.c.grant.allowsResource(d, d.resource.URI) && x.visible(d)
+	},
 		func(d *declaration) *mcp.Resource { return d.resource })
 }
 
 func (x *exchange) ResourceSources() []methods.ResourceSource {
-	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && x.seesFamily(d) },
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return d.list != nil && wanted(d) && x.seesFamily(d) },
 		func(d *declaration) methods.ResourceSource {
 			return func(cursor string) ([]mcp.Resource, string, bool, error) { return x.list(d, cursor) }
 		})
@@ -372,7 +378,9 @@ func (x *exchange) list(d *declaration, cursor string) (page []mcp.Resource, nex
 }
 
 func (x *exchange) Templates() []*mcp.ResourceTemplate {
-	return catalog.Visible(x.cat.Templates, x.seesFamily, func(d *declaration) *mcp.ResourceTemplate { return d.template })
+	wanted := x.listFilter()
+	return catalog.Visible(x.cat.Templates, func(d *declaration) bool { return wanted(d) && x.seesFamily(d) },
+		func(d *declaration) *mcp.ResourceTemplate { return d.template })
 }
 
 // seesFamily reports whether the caller may see a template or skill as a
@@ -436,8 +444,15 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 		return je
 	}
 	d, canonical := resourceFor(x.cat, uri)
-	if on && (d == nil || !x.c.grant.allowsResource(d, canonical) || !x.visible(d)) {
-		return ResourceNotFound(uri)
+	var p Params
+	if on {
+		if d == nil || !x.c.grant.allowsResource(d, canonical) || !x.visible(d) {
+			return ResourceNotFound(uri)
+		}
+		var err error
+		if p, err = d.templateParams(canonical); err != nil {
+			return jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "Invalid params: %s", err)
+		}
 	}
 	uri = canonical
 	if limit := x.r.cfg.maxSubs; on && limit > 0 && !x.sess.Subscribed(uri) && len(x.sess.Subscriptions()) >= limit {
@@ -446,7 +461,7 @@ func (x *exchange) Subscribe(uri string, on bool) error {
 	var err error // OnSubscribe may refuse; OnUnsubscribe may not
 	if perr := guard.Run(func() {
 		if on && x.r.onSubscribe != nil {
-			err = x.r.onSubscribe(x.c, uri)
+			err = x.r.onSubscribe(x.c, uri, p)
 		} else if !on {
 			x.r.unsubscribed(x.sess, uri)
 		}

@@ -32,7 +32,7 @@ var ErrSessionEnded = session.ErrEnded
 // JSON-RPC error -32021 naming the capability.
 type CapabilityError struct {
 	// Capability is the dotted path of what is missing: "sampling",
-	// "elicitation", "elicitation.url" or "roots".
+	// "sampling.tools", "elicitation", "elicitation.url" or "roots".
 	Capability string
 	Method     string
 }

@@ -122,7 +122,9 @@ func InputSchema(schema json.RawMessage) DeclOption {
 }
 
 // OutputSchema declares the JSON Schema of a tool's structuredContent.
-// Clients then expect every successful result to carry structuredContent.
+// Clients then expect every successful result to carry structuredContent,
+// and the router checks that it does and conforms (see Output, which
+// derives the schema from a Go type).
 func OutputSchema(schema json.RawMessage) DeclOption {
 	return declOption(func(d *declaration) { d.outputSchema = schema })
 }

@@ -52,7 +52,7 @@ type Router struct {
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
 	onEvent     func(*Session, string, json.RawMessage)
-	onSubscribe func(*Context, string) error
+	onSubscribe func(*Context, string, Params) error
 	onUnsub     func(*Session, string)
 	onDrop      func(*Context)
 
@@ -88,6 +88,7 @@ type config struct {
 	taskLimits     task.Limits
 	anonymousTasks bool               // AnonymousTasks
 	versions       transport.Versions // the protocol revisions offered
+	maxFile        int64              // MaxResourceFile; 0: DefaultMaxResourceFile
 }
 
 // RouterOption configures a Router.

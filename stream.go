@@ -148,10 +148,18 @@ func (s *Stream) ElicitURL(message, url, elicitationID string, opts ...InputOpti
 	return ElicitAction(res.Action), err
 }
 
-// Sample asks the client's LLM for a message.
+// Sample asks the client's LLM for a message. With p.Tools (SEP-1577) the
+// model may answer with tool calls instead (res.StopReason
+// mcp.StopReasonToolUse, res.Content.ToolUses()); run them and ask again
+// with the assistant's message and a user message of mcp.ToolResult
+// blocks appended. Tools need a client that declared sampling.tools;
+// otherwise Sample fails with a *CapabilityError before asking.
 func (s *Stream) Sample(p *mcp.CreateMessageParams, opts ...InputOption) (*mcp.CreateMessageResult, error) {
 	if s.req.ClientCapabilities.Sampling == nil {
 		return nil, &CapabilityError{Capability: "sampling", Method: mcp.MethodSample}
+	}
+	if (len(p.Tools) > 0 || p.ToolChoice != nil) && s.req.ClientCapabilities.Sampling.Tools == nil {
+		return nil, &CapabilityError{Capability: "sampling.tools", Method: mcp.MethodSample}
 	}
 	var res mcp.CreateMessageResult
 	err := s.call(mcp.MethodSample, p, &res, func() bool {

@@ -31,6 +31,11 @@ type Options struct {
 	// sampling capability. The same handlers answer session-era server
 	// requests and 2026-07-28 input_required rounds.
 	Sampling func(ctx context.Context, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
+	// SamplingTools declares sampling.tools (SEP-1577): the Sampling
+	// handler accepts p.Tools and p.ToolChoice, and may answer with
+	// mcp.ToolUse content and stopReason mcp.StopReasonToolUse. Without
+	// it, a request with tools is refused with -32602, as the spec asks.
+	SamplingTools bool
 	// Elicitation answers elicitation/create; setting it declares the
 	// elicitation capability (form mode, and URL mode when ElicitURL).
 	// Fields the user left out of an accepted form are filled with the
@@ -265,6 +270,9 @@ func (c *Client) capabilities(tasks bool) mcp.ClientCapabilities {
 	}
 	if c.opts.Sampling != nil {
 		caps.Sampling = &mcp.SamplingCapability{}
+		if c.opts.SamplingTools {
+			caps.Sampling.Tools = &struct{}{}
+		}
 	}
 	if c.opts.Elicitation != nil {
 		caps.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}}

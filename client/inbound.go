@@ -202,6 +202,9 @@ func (c *Client) answer(ctx context.Context, method string, params json.RawMessa
 		if err := json.Unmarshal(params, &p); err != nil {
 			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "sampling/createMessage: %v", err)
 		}
+		if (len(p.Tools) > 0 || p.ToolChoice != nil) && !c.opts.SamplingTools {
+			return nil, jsonrpc.Errorf(jsonrpc.CodeInvalidParams, "sampling/createMessage: this client did not declare sampling.tools")
+		}
 		res, err := c.opts.Sampling(ctx, &p)
 		if err != nil {
 			return nil, err

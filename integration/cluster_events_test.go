@@ -84,7 +84,7 @@ func TestClusterSubscribeHooks(t *testing.T) {
 	redis := redistest.Start(t)
 	watching := make(chan string, 8)
 	nodes := newCluster(t, redis, 2, nil,
-		specter.OnSubscribe(func(c *specter.Context, uri string) error {
+		specter.OnSubscribe(func(c *specter.Context, uri string, _ specter.Params) error {
 			if uri == "test://static-binary" {
 				return errors.New("binary resources cannot be watched")
 			}

@@ -48,7 +48,29 @@ type CreateMessageParams struct {
 	StopSequences    []string          `json:"stopSequences,omitempty"`
 	ModelPreferences *ModelPreferences `json:"modelPreferences,omitempty"`
 	Metadata         map[string]any    `json:"metadata,omitempty"`
+	// Tools the model may call, and how (2025-11-25, SEP-1577). A client
+	// that did not declare sampling.tools must refuse a request with them.
+	// The model's calls come back as ToolUseContent with stopReason
+	// "toolUse"; the results go back as ToolResultContent in a user
+	// message of the next request.
+	Tools      []Tool      `json:"tools,omitempty"`
+	ToolChoice *ToolChoice `json:"toolChoice,omitempty"`
 }
+
+// ToolChoice controls the model's use of tools in sampling: mode is
+// ToolChoiceAuto (the default), ToolChoiceRequired or ToolChoiceNone.
+type ToolChoice struct {
+	Mode string `json:"mode,omitempty"`
+}
+
+// The modes of ToolChoice, and the stop reason of a result that asks for
+// tool calls.
+const (
+	ToolChoiceAuto     = "auto"
+	ToolChoiceRequired = "required"
+	ToolChoiceNone     = "none"
+	StopReasonToolUse  = "toolUse"
+)
 
 // CreateMessageResult is the client LLM's answer.
 type CreateMessageResult struct {

@@ -107,3 +107,35 @@ func (r *ToolResultContent) UnmarshalJSON(b []byte) error {
 		StructuredContent: res.StructuredContent, IsError: res.IsError, Meta: res.Meta}
 	return nil
 }
+
+// ToolUse is a model's call of the tool name with input (a JSON object),
+// for a client's sampling handler to answer with.
+func ToolUse(id, name string, input json.RawMessage) *ToolUseContent {
+	return &ToolUseContent{Type: "tool_use", ID: id, Name: name, Input: input}
+}
+
+// ToolResult is the result of the tool use id, for a server to give the
+// model in the next sampling request: the content of a tools/call
+// result (res may be one, as Router tools answer it).
+func ToolResult(id string, res *CallToolResult) *ToolResultContent {
+	c := &ToolResultContent{Type: "tool_result", ToolUseID: id, Content: []Content{}}
+	if res != nil {
+		c.Content, c.StructuredContent, c.IsError = res.Content, res.StructuredContent, res.IsError
+		if c.Content == nil {
+			c.Content = []Content{}
+		}
+	}
+	return c
+}
+
+// ToolUses returns the tool calls among the content: what a model with
+// tools asked for when it stopped with StopReasonToolUse.
+func (s SamplingContent) ToolUses() []*ToolUseContent {
+	var out []*ToolUseContent
+	for _, c := range s {
+		if u, ok := c.(*ToolUseContent); ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -107,6 +108,12 @@ func compileField(f Field, at string, top bool) (*node, *keywords, error) {
 		kw.Enum = make([]any, len(f.enum))
 		for i, v := range f.enum {
 			kw.Enum[i] = v
+		}
+	}
+
+	if f.pattern != "" {
+		if err := compilePattern(n, kw, f.pattern); err != nil {
+			return nil, nil, fail("Pattern: %v", err)
 		}
 	}
 
@@ -314,4 +321,17 @@ func Must(s *Schema, err error) *Schema {
 		panic(err)
 	}
 	return s
+}
+
+// compilePattern gives string node n the regular expression expr, once.
+func compilePattern(n *node, kw *keywords, expr string) error {
+	if n.kind != kindString {
+		return fmt.Errorf("a pattern applies to strings, not to %s", n.kind.plural())
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return fmt.Errorf("%q is not a valid regular expression: %w", expr, err)
+	}
+	n.pattern, kw.Pattern = re, expr
+	return nil
 }

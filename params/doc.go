@@ -19,7 +19,7 @@
 //
 // or as a struct, whose fields use the tags json (name, "-", omitempty,
 // string), validate (go-playground/validator rules), description, title,
-// default and header:
+// default, header and pattern (a regular expression, see [Pattern]):
 //
 //	type Forecast struct {
 //		City string `json:"city" validate:"required,min=1,max=64" description:"City name"`

@@ -237,3 +237,9 @@ func typeError(path string, want kind, got any) FieldError {
 func isRFC3339(layout string) bool {
 	return layout == "" || layout == time.RFC3339 || layout == time.RFC3339Nano
 }
+
+// patternError says that a string does not match its Pattern.
+func patternError(path, expr string) FieldError {
+	return FieldError{Path: path, Rule: "pattern", Param: expr,
+		Message: subject(path) + " must match the pattern " + truncate(expr)}
+}

@@ -84,3 +84,16 @@ func ExampleValidationError() {
 	// tags[1] alphanum ""
 	// tags max "2"
 }
+
+func ExamplePattern() {
+	schema, err := params.New(params.String("sku", params.Required(), params.Pattern(`^[A-Z]{3}-\d{4}$`)))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(schema.JSON()))
+	_, err = schema.Validate(json.RawMessage(`{"sku":"abc-12"}`))
+	fmt.Println(err)
+	// Output:
+	// {"type":"object","properties":{"sku":{"type":"string","pattern":"^[A-Z]{3}-\\d{4}$"}},"required":["sku"]}
+	// invalid arguments: "sku" must match the pattern ^[A-Z]{3}-\d{4}$
+}

@@ -14,6 +14,7 @@ type Field struct {
 	title       string
 	description string
 	rules       string
+	pattern     string
 	header      string
 	enum        []string
 	items       *Field
@@ -116,6 +117,18 @@ func Validate(tags string) Option {
 			f.rules += "," + tags
 		}
 	}
+}
+
+// Pattern restricts a string parameter to values that match expr, a Go
+// regular expression (RE2 syntax), and puts it in the schema as "pattern".
+// As in JSON Schema, the match is unanchored: write ^ and $ to match the
+// whole value. The expression is compiled once, when the params are
+// compiled; one that does not compile fails the declaration (a declaring
+// method panics with a *specter.DeclarationError naming the field). Keep
+// to the syntax RE2 and ECMA-262 share (classes, groups, quantifiers,
+// anchors) so that clients read the pattern as the server does.
+func Pattern(expr string) Option {
+	return func(f *Field) { f.pattern = expr }
 }
 
 // Header mirrors the parameter into the named HTTP header by emitting

@@ -19,6 +19,7 @@ type keywords struct {
 	ContentEncoding      string          `json:"contentEncoding,omitempty"`
 	MinLength            *int64          `json:"minLength,omitempty"`
 	MaxLength            *int64          `json:"maxLength,omitempty"`
+	Pattern              string          `json:"pattern,omitempty"`
 	Minimum              json.Number     `json:"minimum,omitempty"`
 	ExclusiveMinimum     json.Number     `json:"exclusiveMinimum,omitempty"`
 	Maximum              json.Number     `json:"maximum,omitempty"`

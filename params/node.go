@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,6 +74,7 @@ type node struct {
 	def        any              // normalized default, copied into arguments
 	enum       []string         // allowed strings (strict mode)
 	check      string           // validator tags run on the value (strict mode)
+	pattern    *regexp.Regexp   // a string's Pattern
 	items      *node            // array items
 	fields     []*node          // object properties, in declaration order
 	names      map[string]*node // properties by name, when there are many
@@ -187,6 +189,10 @@ func (c *checker) value(n *node, v any) any {
 		}
 		if c.strict && n.enum != nil && !slices.Contains(n.enum, s) {
 			c.errs = append(c.errs, enumError(c.at(), n.enum))
+			return c.reject(v)
+		}
+		if n.pattern != nil && !n.pattern.MatchString(s) {
+			c.errs = append(c.errs, patternError(c.at(), n.pattern.String()))
 			return c.reject(v)
 		}
 	case kindInteger:

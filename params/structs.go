@@ -312,6 +312,12 @@ func (b *structBuilder) field(f structField, at string, pl place, top bool) (bui
 	fb.kw.Description = tag.Get("description")
 	fb.rules = fb.rules || len(rs) > 0
 
+	if expr := tag.Get("pattern"); expr != "" {
+		if err := compilePattern(fb.n, fb.kw, expr); err != nil {
+			return built{}, false, fail("pattern tag: %v", err)
+		}
+		b.deep = true // validator has no regexp rule: the checker matches it
+	}
 	if h := tag.Get("header"); h != "" {
 		if err := checkHeader(h, fb.n.kind, top); err != nil {
 			return built{}, false, fail("%v", err)

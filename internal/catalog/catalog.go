@@ -99,12 +99,19 @@ func (c *Catalog[E]) Add(e E) (*Catalog[E], error) {
 	return n, nil
 }
 
-// Remove returns a catalog without the declaration of kind k named name
-// (a resource by its pattern, written either way), and whether there was
-// one.
-func (c *Catalog[E]) Remove(k Kind, name string) (*Catalog[E], bool) {
-	var e E
-	var ok bool
+// Without returns c without the declaration of kind k named name when
+// there is one and replaceable says it may go, and c otherwise.
+func (c *Catalog[E]) Without(k Kind, name string, replaceable func(E) bool) *Catalog[E] {
+	if e, ok := c.lookup(k, name); !ok || !replaceable(e) {
+		return c
+	}
+	n, _ := c.Remove(k, name)
+	return n
+}
+
+// lookup finds the declaration of kind k named name (a resource by its
+// pattern, written either way).
+func (c *Catalog[E]) lookup(k Kind, name string) (e E, ok bool) {
 	switch k {
 	case Tool:
 		e, ok = c.ByTool[name]
@@ -113,6 +120,14 @@ func (c *Catalog[E]) Remove(k Kind, name string) (*Catalog[E], bool) {
 	default:
 		e, ok = c.ByPattern(name)
 	}
+	return e, ok
+}
+
+// Remove returns a catalog without the declaration of kind k named name
+// (a resource by its pattern, written either way), and whether there was
+// one.
+func (c *Catalog[E]) Remove(k Kind, name string) (*Catalog[E], bool) {
+	e, ok := c.lookup(k, name)
 	if !ok {
 		return c, false
 	}

@@ -34,27 +34,30 @@ func (k Kind) String() string {
 
 // Spec is a declaration as its options wrote it.
 type Spec struct {
-	Kind         Kind
-	Name         string // tool or prompt name; resource pattern as written
-	Title        string
-	Description  string
-	Icons        []mcp.Icon
-	Meta         mcp.Meta
-	Annotations  *mcp.ToolAnnotations
-	ResourceName string
-	MIMEType     string
-	RawInput     json.RawMessage // an input schema given whole
-	OutputSchema json.RawMessage
-	Fields       []params.Field
-	Typed        *params.Schema // a typed declaration's schema, made from its struct
-	Completed    []string       // the arguments given a completer
-	Listed       bool           // a List handler is set
-	TaskSupport  string         // a tool's execution.taskSupport: "optional", "required" or ""
+	Kind                Kind
+	Name                string // tool or prompt name; resource pattern as written
+	Title               string
+	Description         string
+	Icons               []mcp.Icon
+	Meta                mcp.Meta
+	Annotations         *mcp.ToolAnnotations
+	ResourceName        string
+	MIMEType            string
+	Size                *int64           // a fixed resource's size in bytes
+	ResourceAnnotations *mcp.Annotations // a resource's or template's annotations
+	RawInput            json.RawMessage  // an input schema given whole
+	OutputSchema        json.RawMessage
+	Fields              []params.Field
+	Typed               *params.Schema // a typed declaration's schema, made from its struct
+	Completed           []string       // the arguments given a completer
+	Listed              bool           // a List handler is set
+	TaskSupport         string         // a tool's execution.taskSupport: "optional", "required" or ""
 }
 
 // Compiled is what Compile builds, once per declaration.
 type Compiled struct {
 	Schema   *params.Schema
+	Output   *params.Schema          // a tool's output schema, compiled to check structuredContent
 	Pattern  *uripattern.Pattern     // a resource's
 	Headers  []stateless.ParamHeader // a tool's params mirrored into Mcp-Param-* headers
 	Tool     *mcp.Tool
@@ -116,9 +119,11 @@ func (c *Compiled) tool(s *Spec) error {
 		}
 	}
 	if s.OutputSchema != nil {
-		if _, err := params.Raw(s.OutputSchema); err != nil {
+		out, err := params.Raw(s.OutputSchema)
+		if err != nil {
 			return fmt.Errorf("output schema: %w", err)
 		}
+		c.Output = out
 	}
 	c.Tool = &mcp.Tool{
 		Name: s.Name, Title: s.Title, Description: s.Description,
@@ -155,8 +160,16 @@ func (c *Compiled) resource(s *Spec) error {
 		return err
 	}
 	c.Pattern = pat
-	if len(s.Fields) > 0 || s.RawInput != nil {
+	if s.RawInput != nil || (len(s.Fields) > 0 && !pat.IsTemplate()) {
 		return fmt.Errorf("a resource takes no params; its template variables are its params")
+	}
+	for _, f := range c.Schema.Fields() {
+		if !slices.Contains(pat.Vars(), f.Name) {
+			return fmt.Errorf("param %q: the template has no such variable", f.Name)
+		}
+		if f.Type == "array" || f.Type == "object" {
+			return fmt.Errorf("param %q: a template variable is a string, integer, number or boolean", f.Name)
+		}
 	}
 	name := s.ResourceName
 	if name == "" {
@@ -168,7 +181,7 @@ func (c *Compiled) resource(s *Spec) error {
 			return fmt.Errorf("List applies to resource templates, not to a fixed URI")
 		}
 		c.Resource = &mcp.Resource{URI: pat.Template(), Name: name, Title: s.Title, Description: s.Description,
-			MIMEType: s.MIMEType, Icons: s.Icons, Meta: s.Meta}
+			MIMEType: s.MIMEType, Size: s.Size, Annotations: s.ResourceAnnotations, Icons: s.Icons, Meta: s.Meta}
 		return nil
 	}
 	for _, arg := range s.Completed {
@@ -176,7 +189,11 @@ func (c *Compiled) resource(s *Spec) error {
 			return fmt.Errorf("Complete(%q): the template has no such variable", arg)
 		}
 	}
+	if s.Size != nil {
+		//lint:ignore ST1005 the message starts with the name of the option it is about (specter.Size)
+		return fmt.Errorf("Size applies to a fixed URI, not to a resource template")
+	}
 	c.Template = &mcp.ResourceTemplate{URITemplate: pat.Template(), Name: name, Title: s.Title,
-		Description: s.Description, MIMEType: s.MIMEType, Icons: s.Icons, Meta: s.Meta}
+		Description: s.Description, MIMEType: s.MIMEType, Annotations: s.ResourceAnnotations, Icons: s.Icons, Meta: s.Meta}
 	return nil
 }
