@@ -119,6 +119,8 @@ func TestUsage(t *testing.T) {
 		{[]string{"inspect", "--url", "http://127.0.0.1:1/mcp", "--", "x"}, "name one server"},
 		{[]string{"inspect", "--bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"inspect", "--era", "future", "--", "x"}, "--era is stateless or session"},
+		{[]string{"call", "--", "x"}, "name the tool"},
+		{[]string{"read", "a", "b", "--", "x"}, "name one resource URI"},
 	} {
 		r := runSpecter(t, nil, c.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, c.want) {

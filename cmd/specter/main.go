@@ -42,6 +42,9 @@ type command struct {
 // own, named for it.
 var commands = map[string]command{
 	"inspect": {"show a server's info, capabilities, tools, prompts and resources (--web: in a browser)", runInspect},
+	"call":    {"call a tool, with progress, logs, elicitation and sampling on the terminal", runCall},
+	"get":     {"get a prompt", runGet},
+	"read":    {"read a resource", runRead},
 }
 
 // exitError ends the process with a status of its own, after printing

@@ -26,6 +26,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(testServerEnv) != "" {
+		// The test binary is also a stdio server for the tests that
+		// need to see the server's side (cancellation).
+		os.Exit(serveTestServer())
+	}
 	dir, err := os.MkdirTemp("", "specter-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
