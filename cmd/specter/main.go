@@ -45,6 +45,7 @@ var commands = map[string]command{
 	"call":    {"call a tool, with progress, logs, elicitation and sampling on the terminal", runCall},
 	"get":     {"get a prompt", runGet},
 	"read":    {"read a resource", runRead},
+	"install": {"write a server into the configuration of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf or Gemini CLI", runInstall},
 }
 
 // exitError ends the process with a status of its own, after printing

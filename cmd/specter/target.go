@@ -62,6 +62,16 @@ func (p pairs) each(fn func(k, v string)) {
 	}
 }
 
+// mapped returns the pairs as a map, nil when there are none.
+func (p pairs) mapped() map[string]string {
+	if len(p) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	p.each(func(k, v string) { m[k] = v })
+	return m
+}
+
 // register adds the target's flags to fs; connects says whether the
 // command connects (install only writes the server down).
 func (t *target) register(fs *flag.FlagSet, connects bool) {
