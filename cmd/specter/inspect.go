@@ -11,28 +11,19 @@ import (
 	"text/tabwriter"
 
 	"github.com/specter-mcp/specter/client"
+	"github.com/specter-mcp/specter/client/inspector"
 	"github.com/specter-mcp/specter/mcp"
 )
-
-// inventory is everything a server offers, as inspect --json prints it.
-type inventory struct {
-	ServerInfo        mcp.Implementation     `json:"serverInfo"`
-	ProtocolVersion   string                 `json:"protocolVersion"`
-	Era               string                 `json:"era"`
-	Capabilities      mcp.ServerCapabilities `json:"capabilities"`
-	Instructions      string                 `json:"instructions,omitempty"`
-	Tools             []mcp.Tool             `json:"tools"`
-	Prompts           []mcp.Prompt           `json:"prompts"`
-	Resources         []mcp.Resource         `json:"resources"`
-	ResourceTemplates []mcp.ResourceTemplate `json:"resourceTemplates"`
-}
 
 func runInspect(ctx context.Context, args []string, s streams) error {
 	var t target
 	fs := newFlags("inspect", "[flags] (--url URL | -- command args...)",
-		"Inspect prints a server's info, the negotiated protocol and era, its capabilities,\nand tables of its tools (with their parameters), prompts, resources and templates.", s.Err)
+		"Inspect prints a server's info, the negotiated protocol and era, its capabilities,\nand tables of its tools (with their parameters), prompts, resources and templates.\nWith --web it serves a web inspector of the server instead, until Ctrl-C.", s.Err)
 	t.register(fs, true)
 	asJSON := fs.Bool("json", false, "print one JSON object with every list whole, for scripts")
+	web := fs.Bool("web", false, "serve the web inspector (browse, call tools with forms, answer elicitations, render UI resources, switch eras)")
+	addr := fs.String("addr", "127.0.0.1:0", "with --web, the `address` the inspector listens on")
+	open := fs.Bool("open", true, "with --web, open the inspector in the browser")
 	pos, cmd, err := parse(fs, args)
 	if err != nil {
 		return err
@@ -41,12 +32,15 @@ func runInspect(ctx context.Context, args []string, s streams) error {
 		return &exitError{code: 2, msg: fmt.Sprintf("unexpected argument %q", pos[0])}
 	}
 	t.command = cmd
+	if *web {
+		return runWeb(ctx, &t, *addr, *open, s)
+	}
 	c, err := t.connect(ctx, s, client.Options{})
 	if err != nil {
 		return err
 	}
 	defer c.Close(context.WithoutCancel(ctx))
-	inv, err := collect(ctx, c)
+	inv, err := inspector.Collect(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -58,63 +52,8 @@ func runInspect(ctx context.Context, args []string, s streams) error {
 	return printInventory(s.Out, inv)
 }
 
-// collect lists everything the server offers, every page of each list it
-// has the capability for.
-func collect(ctx context.Context, c *client.Client) (*inventory, error) {
-	inv := &inventory{
-		ServerInfo:        c.ServerInfo(),
-		ProtocolVersion:   c.Version(),
-		Era:               era(c),
-		Capabilities:      c.ServerCapabilities(),
-		Instructions:      c.Instructions(),
-		Tools:             []mcp.Tool{},
-		Prompts:           []mcp.Prompt{},
-		Resources:         []mcp.Resource{},
-		ResourceTemplates: []mcp.ResourceTemplate{},
-	}
-	var err error
-	if inv.Capabilities.Tools != nil {
-		if inv.Tools, err = all(c.Tools(ctx), inv.Tools, "tools"); err != nil {
-			return nil, err
-		}
-	}
-	if inv.Capabilities.Prompts != nil {
-		if inv.Prompts, err = all(c.Prompts(ctx), inv.Prompts, "prompts"); err != nil {
-			return nil, err
-		}
-	}
-	if inv.Capabilities.Resources != nil {
-		if inv.Resources, err = all(c.Resources(ctx), inv.Resources, "resources"); err != nil {
-			return nil, err
-		}
-		if inv.ResourceTemplates, err = all(c.ResourceTemplates(ctx), inv.ResourceTemplates, "resource templates"); err != nil {
-			return nil, err
-		}
-	}
-	return inv, nil
-}
-
-// all appends every item of seq to list.
-func all[T any](seq func(func(T, error) bool), list []T, what string) ([]T, error) {
-	for v, err := range seq {
-		if err != nil {
-			return nil, fmt.Errorf("listing %s: %w", what, err)
-		}
-		list = append(list, v)
-	}
-	return list, nil
-}
-
-// era names the protocol era the client and server agreed on.
-func era(c *client.Client) string {
-	if c.Stateless() {
-		return "stateless"
-	}
-	return "session"
-}
-
 // printInventory writes inv for a person to read.
-func printInventory(w io.Writer, inv *inventory) error {
+func printInventory(w io.Writer, inv *inspector.Inventory) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "Server\t%s %s\n", inv.ServerInfo.Name, inv.ServerInfo.Version)
 	if inv.ServerInfo.Title != "" {
