@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		// need to see the server's side (cancellation).
 		os.Exit(serveTestServer())
 	}
+	if os.Getenv(testBrowserEnv) != "" {
+		os.Exit(runTestBrowser())
+	}
 	dir, err := os.MkdirTemp("", "specter-cli-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
