@@ -322,3 +322,37 @@ func TestCallSampling(t *testing.T) {
 		})
 	}
 }
+
+// TestCallElicitationForm answers a form with an enum, a bounded integer
+// with a default and a boolean with a default on a terminal, in both
+// eras: invalid answers are asked again, empty ones take the defaults.
+func TestCallElicitationForm(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the built command")
+	}
+	srv := httptest.NewServer(newWaitRouter(func() {}))
+	defer srv.Close()
+	for _, era := range []string{"stateless", "session"} {
+		t.Run(era, func(t *testing.T) {
+			term := startTerminal(t, nil, "call", "survey", "--era", era, "--url", srv.URL)
+			term.expect("The server asks: A short survey")
+			term.expect("[A]ccept, [d]ecline, [c]ancel: ")
+			term.send("a")
+			term.expect("Your favourite colour")
+			term.expect("[one of red, green, blue, required]: ")
+			term.send("purple")
+			term.expect("try again")
+			term.send("green")
+			term.expect("How many [integer, default 3]: ")
+			term.send("12")
+			term.expect("try again")
+			term.send("")
+			term.expect("subscribe [boolean, default true]: ")
+			term.send("")
+			term.expect("accept: green 3 true")
+			if code := term.wait(); code != 0 {
+				t.Errorf("call survey exited %d", code)
+			}
+		})
+	}
+}

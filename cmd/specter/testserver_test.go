@@ -46,7 +46,22 @@ func newWaitRouter(cancelled func()) *specter.Router {
 		}
 		return specter.Reply(res.Model + " wrote: " + contentText(res.Content[0]))
 	}, specter.Description("Ask the client's model for a haiku"))
+	r.Tool("survey", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		a, action, err := specter.Elicit[survey](c, "A short survey")
+		if err != nil {
+			return specter.Error(err)
+		}
+		return specter.Reply(fmt.Sprintf("%s: %s %d %v", action, a.Color, a.Count, a.Subscribe))
+	}, specter.Description("Ask three questions"))
 	return r
+}
+
+// survey is the form of the survey tool: an enum, an integer with
+// bounds and a default, a boolean with a default.
+type survey struct {
+	Color     string `json:"color" validate:"required,oneof=red green blue" description:"Your favourite colour"`
+	Count     int    `json:"count" title:"How many" validate:"min=1,max=9" default:"3"`
+	Subscribe bool   `json:"subscribe" default:"true"`
 }
 
 // serveTestServer serves newWaitRouter on stdin and stdout. Running

@@ -84,7 +84,11 @@ func TestInspectWeb(t *testing.T) {
 		}
 	}
 
-	// A UI resource in a sandboxed iframe.
+	// A resource read, and a UI resource in a sandboxed iframe.
+	act(t, ctx, "read a study", chromedp.Click(`#resources li[data-name="my_app://studies/042"]`), chromedp.WaitVisible(`#resource pre.contents`))
+	if text := value(t, ctx, "the study", chromedp.Text(`#resource pre.contents`)); !strings.Contains(text, `"id": "042"`) {
+		t.Errorf("study 042 reads %q", text)
+	}
 	act(t, ctx, "open the dashboard resource", chromedp.Click(`#resources li[data-name="ui://studies/dashboard"]`), chromedp.WaitVisible(`iframe.app`))
 	sandbox := value(t, ctx, "the iframe", chromedp.Evaluate[string](`document.querySelector("iframe.app").getAttribute("sandbox") + " " + document.querySelector("iframe.app").srcdoc.length`))
 	if !strings.HasPrefix(sandbox, "allow-scripts allow-forms ") || strings.HasSuffix(sandbox, " 0") {
