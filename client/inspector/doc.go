@@ -5,8 +5,10 @@
 // bar, the server's logs as they stream, and a button that cancels the
 // call at the server), answers the server's elicitation requests in the
 // page, reads resources and prompts, renders MCP Apps UI resources
-// (text/html;profile=mcp-app) in a sandboxed iframe, and reconnects in
-// either protocol era.
+// (text/html;profile=mcp-app) in a sandboxed iframe as their host (it
+// answers ui/initialize, sends the tool's input and result, and carries
+// the view's tools/call and resources/read to the server), and
+// reconnects in either protocol era.
 //
 // specter inspect --web serves it for one server. An application can
 // mount it for its developers, like Swagger UI for REST, behind its own

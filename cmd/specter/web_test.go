@@ -84,6 +84,19 @@ func TestInspectWeb(t *testing.T) {
 		}
 	}
 
+	// A tool with a UI: the view, in a sandboxed iframe, is initialized
+	// by the page as its MCP Apps host and gets the tool's result.
+	act(t, ctx, "call list_studies",
+		chromedp.Click(`#tools li[data-name="list_studies"]`),
+		chromedp.SetValue(`#call-form [name="status"]`, "recruiting"),
+		chromedp.Click(`#run`),
+		chromedp.WaitVisible(`#app iframe.app`),
+	)
+	host := value(t, ctx, "the view's handshake", chromedp.Poll[string](`inspector.app.sent.includes("ui/notifications/tool-result") && JSON.stringify(inspector.app)`))
+	if !strings.Contains(host, `"initialized":["ui://studies/dashboard"]`) || !strings.Contains(host, `"ui/notifications/tool-input","ui/notifications/tool-result"`) {
+		t.Errorf("the view and its host: %s", host)
+	}
+
 	// A resource read, and a UI resource in a sandboxed iframe.
 	act(t, ctx, "read a study", chromedp.Click(`#resources li[data-name="my_app://studies/042"]`), chromedp.WaitVisible(`#resource pre.contents`))
 	if text := value(t, ctx, "the study", chromedp.Text(`#resource pre.contents`)); !strings.Contains(text, `"id": "042"`) {

@@ -163,7 +163,7 @@ function showTool(tool) {
       state.result = out.result;
       result.className = out.result.isError ? "error" : "";
       result.textContent = render(out.result);
-      if (out.app) appBox.append(frame(out.app.html, out.app.uri));
+      if (out.app) appBox.append(frame(out.app.html, out.app.uri, { arguments: values(form), result: out.result }));
     } catch (e) {
       result.className = "error";
       result.textContent = e.name === "AbortError" ? "cancelled" : e.message;
@@ -185,10 +185,81 @@ function render(res) {
 }
 
 // frame renders a UI resource in a sandboxed iframe: scripts run, but in
-// an opaque origin, away from the inspector's page and API.
-function frame(html, uri) {
-  return el("iframe", { class: "app", sandbox: "allow-scripts allow-forms", srcdoc: html, title: uri, "data-uri": uri });
+// an opaque origin, away from the inspector's page and API. The page is
+// the view's MCP Apps host: it answers ui/initialize over postMessage,
+// sends the tool's input and result once the view is initialized, and
+// carries the view's tools/call and resources/read to the server.
+function frame(html, uri, call) {
+  const iframe = el("iframe", { class: "app", sandbox: "allow-scripts allow-forms", srcdoc: html, title: uri, "data-uri": uri });
+  hosted.set(iframe, { uri, call });
+  return iframe;
 }
+
+// hosted are the views on the page, by iframe.
+const hosted = new Map();
+state.app = { initialized: [], sent: [], calls: [] };
+
+window.addEventListener("message", async (ev) => {
+  let iframe = null;
+  for (const f of hosted.keys()) {
+    if (!f.isConnected) hosted.delete(f);
+    else if (f.contentWindow === ev.source) iframe = f;
+  }
+  const m = ev.data;
+  if (!iframe || !m || m.jsonrpc !== "2.0" || typeof m.method !== "string") return;
+  const view = hosted.get(iframe);
+  const send = (msg) => iframe.contentWindow.postMessage(Object.assign({ jsonrpc: "2.0" }, msg), "*");
+  const notify = (method, params) => { state.app.sent.push(method); send({ method, params }); };
+  if (m.id === undefined) {
+    if (m.method === "ui/notifications/initialized") {
+      state.app.initialized.push(view.uri);
+      if (view.call) {
+        notify("ui/notifications/tool-input", { arguments: view.call.arguments });
+        notify("ui/notifications/tool-result", view.call.result);
+      }
+    } else if (m.method === "ui/notifications/size-changed" && m.params && m.params.height) {
+      iframe.style.height = Math.min(Math.max(m.params.height, 120), 2000) + "px";
+    } else if (m.method === "notifications/message" && m.params) {
+      log(Object.assign({ logger: "view" }, m.params));
+    }
+    return;
+  }
+  const reply = (result) => send({ id: m.id, result });
+  const fail = (code, message) => send({ id: m.id, error: { code, message } });
+  const p = m.params || {};
+  try {
+    switch (m.method) {
+      case "ui/initialize":
+        return reply({
+          protocolVersion: p.protocolVersion,
+          hostInfo: { name: "specter-inspector", version: "1.0.0" },
+          hostCapabilities: { serverTools: {}, serverResources: {}, logging: {}, openLinks: {} },
+          hostContext: { theme: "light", displayMode: "inline", availableDisplayModes: ["inline"] },
+        });
+      case "tools/call": {
+        state.app.calls.push(p.name);
+        const out = await api("call", { id: "view-" + (++callSeq), name: p.name, arguments: p.arguments || {} });
+        return reply(out.result);
+      }
+      case "resources/read":
+        return reply(await api("read", { uri: p.uri }));
+      case "ui/open-link":
+        window.open(p.url, "_blank", "noopener");
+        return reply({});
+      case "ui/request-display-mode":
+        return reply({ mode: "inline" });
+      case "ui/message":
+      case "ui/update-model-context":
+        log({ level: "info", logger: "view", data: m.method + " " + JSON.stringify(p) });
+        return reply({});
+      case "ping":
+        return reply({});
+    }
+    fail(-32601, "the inspector does not handle " + m.method);
+  } catch (e) {
+    fail(-32603, e.message);
+  }
+});
 
 function showPrompt(p) {
   const schema = { properties: {}, required: [] };
