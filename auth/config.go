@@ -212,7 +212,6 @@ func (cfg *Config) validate() error {
 		errs = append(errs, fmt.Errorf("exactly one of Keys, JWKSURL and KeyFunc is required, got %d", sources))
 	}
 	if cfg.Keys != nil && len(cfg.Keys) == 0 {
-		//lint:ignore ST1005 the message starts with the name of the Config field it is about
 		errs = append(errs, errors.New("Keys is empty"))
 	}
 	errs = append(errs, validateAlgorithms(cfg.Algorithms))
@@ -300,22 +299,18 @@ func (cfg *Config) inHouseProblems() []error {
 // "none", and never HMAC beside public-key algorithms.
 func validateAlgorithms(algs []string) error {
 	if len(algs) == 0 {
-		//lint:ignore ST1005 the message starts with the name of the Config field it is about
 		return errors.New(`Algorithms is required: list the signing algorithms your issuer uses, e.g. []string{"RS256"}`)
 	}
 	var errs []error
 	for _, a := range algs {
 		switch {
 		case strings.EqualFold(a, "none"):
-			//lint:ignore ST1005 the message starts with the name of the Config field it is about
 			errs = append(errs, errors.New(`Algorithms must not contain "none": unsigned tokens prove nothing`))
 		case !knownAlgorithm(a):
-			//lint:ignore ST1005 the message starts with the name of the Config field it is about
 			errs = append(errs, fmt.Errorf("Algorithms: unknown algorithm %q", a))
 		}
 	}
 	if slices.ContainsFunc(algs, isHMAC) && slices.ContainsFunc(algs, func(a string) bool { return knownAlgorithm(a) && !isHMAC(a) }) {
-		//lint:ignore ST1005 the message starts with the name of the Config field it is about
 		errs = append(errs, fmt.Errorf("Algorithms %v mix HMAC with public-key algorithms, which invites algorithm confusion: use one family", algs))
 	}
 	return errors.Join(errs...)

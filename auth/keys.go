@@ -112,7 +112,6 @@ func staticKeys(keys map[string]any, algs []string) (map[string]any, error) {
 			}
 		}
 		if !usable {
-			//lint:ignore ST1005 the message starts with the name of the Config field it is about
 			errs = append(errs, fmt.Errorf("Keys[%q]: a %s cannot verify any of %v", kid, describeKey(key), algs))
 			continue
 		}

@@ -400,6 +400,10 @@ type scanned struct {
 	err    error
 }
 
+// noCall is the context of what arrives outside of any call: on the GET
+// stream, a server request or notification belongs to no caller.
+var noCall context.Context
+
 // scan reads events until the response to id or the end of the stream.
 // Responses to the session's other requests go to their callers, every
 // other message to the client. It returns the last event id seen and the
@@ -530,7 +534,7 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 				return err
 			}
 		} else {
-			s := c.scan(nil, res.Body, nil)
+			s := c.scan(noCall, res.Body, nil)
 			res.Body.Close()
 			if errors.Is(s.err, sse.ErrEventTooLarge) {
 				return c.tooLarge(s.err)

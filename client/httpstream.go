@@ -113,7 +113,7 @@ func (s *httpStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 				s.mu.Unlock()
 			}
 		}
-		s.deliver(nil, resp)
+		s.deliver(noCall, resp)
 	}()
 	return nil
 }

@@ -110,7 +110,6 @@ func Compile(s *Spec) (*Compiled, error) {
 
 func (c *Compiled) tool(s *Spec) error {
 	if !toolName.MatchString(s.Name) {
-		//lint:ignore ST1005 the final dot is one of the characters the message lists
 		return fmt.Errorf("tool names are 1 to 128 characters of A-Z, a-z, 0-9, _, - and .")
 	}
 	for _, f := range c.Schema.Fields() {
@@ -177,7 +176,6 @@ func (c *Compiled) resource(s *Spec) error {
 	}
 	if !pat.IsTemplate() {
 		if s.Listed {
-			//lint:ignore ST1005 the message starts with the name of the option it is about (specter.List)
 			return fmt.Errorf("List applies to resource templates, not to a fixed URI")
 		}
 		c.Resource = &mcp.Resource{URI: pat.Template(), Name: name, Title: s.Title, Description: s.Description,
@@ -190,7 +188,6 @@ func (c *Compiled) resource(s *Spec) error {
 		}
 	}
 	if s.Size != nil {
-		//lint:ignore ST1005 the message starts with the name of the option it is about (specter.Size)
 		return fmt.Errorf("Size applies to a fixed URI, not to a resource template")
 	}
 	c.Template = &mcp.ResourceTemplate{URITemplate: pat.Template(), Name: name, Title: s.Title,
