@@ -55,7 +55,7 @@ func sanitize(s string) string {
 func baseName(operationID, method, path string) string {
 	name := sanitize(operationID)
 	if name == "" {
-		name = sanitize(strings.ToLower(method) + "_" + path)
+		name = sanitize(strings.ToLower(method) + path)
 	}
 	if name == "" {
 		name = "operation"

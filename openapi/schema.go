@@ -149,9 +149,9 @@ func (c *converter) value(s *openapi3.Schema, deps map[string]bool, depth int) m
 		if len(d.Mapping) > 0 {
 			mapping := map[string]any{}
 			for k, v := range d.Mapping {
-				if v.Value != nil && v.Ref != "" {
-					sr := openapi3.SchemaRef{Ref: v.Ref, Value: v.Value}
-					mapping[k] = sub(&sr)["$ref"]
+				// The oneOf or anyOf above defined the schemas named.
+				if def := c.defs[v.Ref]; def != nil {
+					mapping[k] = "#/$defs/" + pointerEscape(def.name)
 				}
 			}
 			disc["mapping"] = mapping
