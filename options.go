@@ -100,6 +100,12 @@ func OpenWorld(v bool) DeclOption {
 	return hint(func(a *mcp.ToolAnnotations, b *bool) { a.OpenWorldHint = b }, v)
 }
 
+// Annotations sets a tool's annotations whole: for a tool re-exported as
+// another server declared it (a gateway).
+func Annotations(a mcp.ToolAnnotations) DeclOption {
+	return declOption(func(d *declaration) { d.annotations = &a })
+}
+
 func hint(set func(*mcp.ToolAnnotations, *bool), v bool) DeclOption {
 	return declOption(func(d *declaration) {
 		if d.annotations == nil {

@@ -37,8 +37,10 @@ type opener interface {
 }
 
 // inbound receives what the server sends outside of a response: its
-// requests (session era) and notifications. It must not block.
-type inbound func(msg *jsonrpc.Message)
+// requests (session era) and notifications. ctx is the context of the
+// call on whose stream the message came, or nil for none. It must not
+// block.
+type inbound func(ctx context.Context, msg *jsonrpc.Message)
 
 // conn is an open transport.
 type conn interface {

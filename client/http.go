@@ -245,7 +245,7 @@ func (c *httpConn) readStream(ctx context.Context, body io.ReadCloser, id jsonrp
 	retry := defaultRetry
 	for attempt := 0; ; {
 		done := make(chan scanned, 1)
-		go func() { done <- c.scan(body, id) }()
+		go func() { done <- c.scan(ctx, body, id) }()
 		var s scanned
 		select {
 		case s = <-done:
@@ -309,8 +309,9 @@ type scanned struct {
 // scan reads events until the response to id or the end of the stream.
 // Responses to the session's other requests go to their callers, every
 // other message to the client. It returns the last event id seen and the
-// last retry delay.
-func (c *httpConn) scan(body io.Reader, id jsonrpc.ID) (s scanned) {
+// last retry delay. ctx is the call's, for the server's requests on its
+// stream; nil on the GET stream.
+func (c *httpConn) scan(ctx context.Context, body io.Reader, id jsonrpc.ID) (s scanned) {
 	er := sse.NewReader(body)
 	for {
 		ev, err := er.Next()
@@ -347,7 +348,7 @@ func (c *httpConn) scan(body io.Reader, id jsonrpc.ID) (s scanned) {
 			}
 			continue
 		}
-		c.in(&m)
+		c.in(ctx, &m)
 	}
 }
 
@@ -434,7 +435,7 @@ func (c *httpConn) listen(ctx context.Context, open func()) error {
 				return err
 			}
 		} else {
-			s := c.scan(res.Body, nil)
+			s := c.scan(nil, res.Body, nil)
 			res.Body.Close()
 			if s.lastID != "" {
 				last = s.lastID

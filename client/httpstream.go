@@ -47,8 +47,9 @@ type httpStream struct {
 	closed    bool
 }
 
-// deliver queues a message for Read, waiting while the reader is behind.
-func (s *httpStream) deliver(m *jsonrpc.Message) {
+// deliver queues a message for Read, waiting while the reader is behind;
+// a Conn has no calls to relate it to.
+func (s *httpStream) deliver(_ context.Context, m *jsonrpc.Message) {
 	select {
 	case s.msgs <- m:
 	case <-s.ctx.Done():
@@ -112,7 +113,7 @@ func (s *httpStream) Write(ctx context.Context, m *jsonrpc.Message) error {
 				s.mu.Unlock()
 			}
 		}
-		s.deliver(resp)
+		s.deliver(nil, resp)
 	}()
 	return nil
 }

@@ -12,8 +12,9 @@ import (
 
 // receive handles what the server sends outside of responses. Requests
 // are answered in their own goroutine, so that a slow handler (a person
-// filling in a form) holds up nothing else.
-func (c *Client) receive(m *jsonrpc.Message) {
+// filling in a form) holds up nothing else, in the context of the call
+// on whose stream they came (ctx), or else the client's.
+func (c *Client) receive(ctx context.Context, m *jsonrpc.Message) {
 	switch {
 	case m.Method == "":
 		return // a response nobody waits for any more
@@ -29,7 +30,7 @@ func (c *Client) receive(m *jsonrpc.Message) {
 		c.mu.Unlock()
 		go func() {
 			defer c.wg.Done()
-			c.respond(m)
+			c.respond(ctx, m)
 		}()
 	}
 }
@@ -65,12 +66,21 @@ func (c *Client) notified(m *jsonrpc.Message) {
 	}
 }
 
-// respond answers a session-era server request.
-func (c *Client) respond(m *jsonrpc.Message) {
+// respond answers a session-era server request, in the context of the
+// call that caused it when known: it keeps the call's values, and ends
+// with the client.
+func (c *Client) respond(ctx context.Context, m *jsonrpc.Message) {
 	resp := &jsonrpc.Message{JSONRPC: jsonrpc.Version, ID: m.ID}
 	result, err := c.serveTask(m)
 	if result == nil && err == nil {
-		result, err = c.answer(c.ctx, m.Method, m.Params)
+		actx := c.ctx
+		if ctx != nil {
+			var stop context.CancelFunc
+			actx, stop = context.WithCancel(ctx)
+			defer context.AfterFunc(c.ctx, stop)()
+			defer stop()
+		}
+		result, err = c.answer(actx, m.Method, m.Params)
 	}
 	if err == nil {
 		resp.Result, err = json.Marshal(result)

@@ -40,7 +40,7 @@ func (m *messageConn) read(ctx context.Context) {
 			return
 		}
 		if msg.Method != "" {
-			m.in(msg)
+			m.in(nil, msg)
 			continue
 		}
 		m.mu.Lock()

@@ -411,15 +411,31 @@ func (h *Host) GetPrompt(ctx context.Context, name string, args map[string]strin
 func (h *Host) ResourceTemplates(ctx context.Context) ([]mcp.ResourceTemplate, error) {
 	var out []mcp.ResourceTemplate
 	for _, name := range h.names {
-		templates, err := h.templates(ctx, h.members[name])
+		templates, err := h.ServerResourceTemplates(ctx, name)
 		if err != nil {
 			return nil, err
 		}
-		for _, t := range templates {
-			rt := t.ResourceTemplate
-			rt.Name = name + Separator + rt.Name
-			out = append(out, rt)
-		}
+		out = append(out, templates...)
+	}
+	return out, nil
+}
+
+// ServerResourceTemplates lists one server's resource templates, their
+// names prefixed with "server."; URI templates stay as the server gave
+// them.
+func (h *Host) ServerResourceTemplates(ctx context.Context, server string) ([]mcp.ResourceTemplate, error) {
+	m, err := h.member(server)
+	if err != nil {
+		return nil, err
+	}
+	templates, err := h.templates(ctx, m)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]mcp.ResourceTemplate, len(templates))
+	for i, t := range templates {
+		out[i] = t.ResourceTemplate
+		out[i].Name = server + Separator + out[i].Name
 	}
 	return out, nil
 }
