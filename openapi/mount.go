@@ -8,12 +8,15 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/transform"
 )
 
 // Kind is what an operation becomes.
@@ -121,6 +124,10 @@ type Options struct {
 	// ResourceScheme is the URI scheme of resources: "openapi" when empty,
 	// so that GET /pets/{petId} is openapi://pets/{petId}.
 	ResourceScheme string
+	// Transform reshapes tools, by their names in the document (rename
+	// the tool, rename, hide or fix arguments, rewrite the description,
+	// post-process results): the gateway's mechanism.
+	Transform map[string]transform.Tool
 	// Declare adds declaration options to an operation's tool or resource
 	// (scopes, a policy, middleware, tasks, a time limit, other
 	// annotations), after the defaults, so that they override them.
@@ -129,7 +136,8 @@ type Options struct {
 
 // Mount declares the document's operations on r, as its route maps say.
 // Tools are annotated by method (GET read-only, DELETE destructive, PUT
-// idempotent; all open-world) unless Declare says otherwise.
+// idempotent; all open-world) unless Declare says otherwise, and reshaped
+// by their Transform, if any.
 func Mount(r *specter.Router, doc *Document, o Options) error {
 	c, err := newClient(doc, o)
 	if err != nil {
@@ -143,9 +151,14 @@ func Mount(r *specter.Router, doc *Document, o Options) error {
 		}
 		switch Classify(op, o.RouteMaps) {
 		case AsTool:
-			errs = append(errs, declare("tool", op.Name, func() {
-				r.Tool(op.Name, c.tool(op), append(ToolOptions(op), extra...)...)
-			}))
+			call := func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error) {
+				res, uri, err := c.call(sc, op, args)
+				if err != nil {
+					return nil, err
+				}
+				return res.toolResult(uri), nil
+			}
+			errs = append(errs, declareTool(r, op, o.Transform[op.Name], call, extra))
 		case AsResource, AsResourceTemplate:
 			uri := c.scheme + "://" + strings.TrimPrefix(op.Path, "/")
 			opts := append([]specter.Option{specter.Name(op.Name), specter.Description(describe(op))}, extra...)
@@ -155,25 +168,86 @@ func Mount(r *specter.Router, doc *Document, o Options) error {
 	return errors.Join(errs...)
 }
 
-// ToolOptions are the declaration options of op's tool: its description,
-// schemas and the annotations of its method.
-func ToolOptions(op *Operation) []specter.Option {
-	opts := []specter.Option{specter.Description(describe(op)), specter.InputSchema(op.InputSchema), specter.OpenWorld(true)}
-	if op.OutputSchema != nil {
-		opts = append(opts, specter.OutputSchema(op.OutputSchema))
+// callFunc calls an operation with a tool's arguments.
+type callFunc func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error)
+
+// declareTool declares op's tool on r, reshaped by tr when it is not
+// the zero Tool: the tool calls the operation with the arguments mapped
+// back to the operation's, and its result post-processed.
+func declareTool(r *specter.Router, op *Operation, tr transform.Tool, call callFunc, extra []specter.Option) error {
+	tool := op.Tool()
+	if !reflect.ValueOf(tr).IsZero() {
+		x, err := transform.Apply(tool, tr)
+		if err != nil {
+			return fmt.Errorf("openapi: %w", err)
+		}
+		inner := call
+		tool, call = x.Tool(), func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error) {
+			args, err := x.Arguments(args)
+			if err != nil {
+				return nil, specter.NewToolError(err.Error())
+			}
+			res, err := inner(sc, args)
+			if err != nil {
+				return nil, err
+			}
+			return x.Result(sc, res)
+		}
 	}
-	if op.Summary != "" {
-		opts = append(opts, specter.Title(op.Summary))
+	h := func(p specter.Params, _ *specter.Request, sc *specter.Context) specter.Result {
+		res, err := call(sc, p)
+		if err != nil {
+			return specter.Error(err)
+		}
+		return specter.Reply(res)
 	}
+	return declare("tool", tool.Name, func() { r.Tool(tool.Name, h, append(toolOptions(tool), extra...)...) })
+}
+
+// Tool is op's MCP tool: its name, its summary as title, its description
+// (the summary when it has none), its schemas and the annotations of its
+// method: GET, HEAD and OPTIONS read-only; DELETE destructive and
+// idempotent; PUT idempotent; all open-world.
+func (op *Operation) Tool() mcp.Tool {
+	t, f := true, false
+	a := &mcp.ToolAnnotations{OpenWorldHint: &t}
 	switch op.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions:
-		opts = append(opts, specter.ReadOnly())
+		a.ReadOnlyHint = &t
 	case http.MethodDelete:
-		opts = append(opts, specter.Destructive(true), specter.Idempotent())
+		a.DestructiveHint, a.IdempotentHint = &t, &t
 	case http.MethodPut:
-		opts = append(opts, specter.Destructive(false), specter.Idempotent())
+		a.DestructiveHint, a.IdempotentHint = &f, &t
 	default:
-		opts = append(opts, specter.Destructive(false))
+		a.DestructiveHint = &f
+	}
+	return mcp.Tool{Name: op.Name, Title: op.Summary, Description: describe(op),
+		InputSchema: op.InputSchema, OutputSchema: op.OutputSchema, Annotations: a}
+}
+
+// toolOptions declares t.
+func toolOptions(t mcp.Tool) []specter.Option {
+	opts := []specter.Option{specter.Description(t.Description), specter.InputSchema(t.InputSchema)}
+	if t.OutputSchema != nil {
+		opts = append(opts, specter.OutputSchema(t.OutputSchema))
+	}
+	if t.Title != "" {
+		opts = append(opts, specter.Title(t.Title))
+	}
+	if a := t.Annotations; a != nil {
+		// ReadOnly and Idempotent say true; false is their default.
+		if a.ReadOnlyHint != nil && *a.ReadOnlyHint {
+			opts = append(opts, specter.ReadOnly())
+		}
+		if a.IdempotentHint != nil && *a.IdempotentHint {
+			opts = append(opts, specter.Idempotent())
+		}
+		if a.DestructiveHint != nil {
+			opts = append(opts, specter.Destructive(*a.DestructiveHint))
+		}
+		if a.OpenWorldHint != nil {
+			opts = append(opts, specter.OpenWorld(*a.OpenWorldHint))
+		}
 	}
 	return opts
 }
@@ -244,16 +318,6 @@ func newClient(doc *Document, o Options) (*client, error) {
 		c.retries = 0
 	}
 	return c, nil
-}
-
-func (c *client) tool(op *Operation) specter.Handler {
-	return func(p specter.Params, _ *specter.Request, sc *specter.Context) specter.Result {
-		res, uri, err := c.call(sc, op, p)
-		if err != nil {
-			return specter.Error(err)
-		}
-		return specter.Reply(res.toolResult(uri))
-	}
 }
 
 func (c *client) resource(op *Operation) specter.Handler {

@@ -19,6 +19,7 @@ import (
 	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/openapi"
 	"github.com/specter-mcp/specter/principal"
+	"github.com/specter-mcp/specter/transform"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -320,5 +321,82 @@ func TestTimeout(t *testing.T) {
 	res, err := mcptest.Connect(t, r.Handler(), nil).CallTool(context.Background(), "slow", map[string]any{})
 	if err != nil || !res.IsError || !strings.Contains(text(res), "deadline exceeded") {
 		t.Fatalf("%v %+v", err, res)
+	}
+}
+
+func TestTransform(t *testing.T) {
+	_, h := petstoreServer(t, openapi.Options{Transform: map[string]transform.Tool{
+		"deletePet": {
+			Name:        "remove_pet",
+			Description: "Remove a pet from the store.",
+			Args:        map[string]transform.Arg{"petId": {Name: "id"}, "api_key": {Value: "fixed"}},
+			Result: func(_ context.Context, res *mcp.CallToolResult) (*mcp.CallToolResult, error) {
+				res.Content = append(res.Content, mcp.Text(" (checked)"))
+				return res, nil
+			},
+		},
+	}})
+	c := connectAs(t, h, "alice", mcp.Version20260728)
+	ctx := context.Background()
+	list, err := c.ListTools(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, tool := range list.Tools {
+		switch tool.Name {
+		case "deletePet":
+			t.Error("deletePet is listed under its old name")
+		case "remove_pet":
+			found = true
+			if tool.Description != "Remove a pet from the store." || strings.Contains(string(tool.InputSchema), "api_key") || !strings.Contains(string(tool.InputSchema), `"id"`) {
+				t.Errorf("remove_pet: %q %s", tool.Description, tool.InputSchema)
+			}
+			if a := tool.Annotations; a == nil || a.DestructiveHint == nil || !*a.DestructiveHint {
+				t.Errorf("remove_pet lost its annotations: %+v", a)
+			}
+		}
+	}
+	if !found {
+		t.Fatal("remove_pet is not listed")
+	}
+	res, err := c.CallTool(ctx, "remove_pet", map[string]any{"id": 12})
+	if err != nil || res.IsError || text(res) != "deleted by fixed (checked)" {
+		t.Fatalf("remove_pet: %v %q", err, text(res))
+	}
+}
+
+func TestRouteMaps(t *testing.T) {
+	maps := append([]openapi.RouteMap{{Tags: []string{"user"}, Kind: openapi.Exclude}}, openapi.ResourceRouteMaps...)
+	_, h := petstoreServer(t, openapi.Options{RouteMaps: maps})
+	c := connectAs(t, h, "alice", mcp.Version20260728)
+	ctx := context.Background()
+	tools, err := c.ListTools(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	// 20 operations: 8 of the user tag left out, 2 GETs with only path
+	// parameters templates, 1 GET without parameters a resource.
+	if len(names) != 9 || strings.Contains(strings.Join(names, ","), "User") {
+		t.Errorf("tools %v", names)
+	}
+	templates, err := c.ListResourceTemplates(ctx, "")
+	if err != nil || len(templates.ResourceTemplates) != 2 {
+		t.Fatalf("templates %v %+v", err, templates)
+	}
+	res, err := c.ReadResource(ctx, "openapi://pet/12")
+	if err != nil || len(res.Contents) != 1 || res.Contents[0].Text == nil || !strings.Contains(*res.Contents[0].Text, `"rex"`) {
+		t.Fatalf("read openapi://pet/12: %v %+v", err, res)
+	}
+	if _, err := c.ReadResource(ctx, "openapi://pet/99"); err == nil {
+		t.Error("a 404 read succeeded")
+	}
+	res, err = c.ReadResource(ctx, "openapi://store/inventory")
+	if err != nil || res.Contents[0].MIMEType != "application/json" {
+		t.Fatalf("read openapi://store/inventory: %v %+v", err, res)
 	}
 }
