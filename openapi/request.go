@@ -149,15 +149,7 @@ func (r *httpRequest) toHTTP(base *url.URL) (*http.Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
-	for k, v := range r.header {
-		req.Header[k] = v
-	}
-	for _, c := range r.cookies {
-		req.AddCookie(c)
-	}
-	if r.contentType != "" {
-		req.Header.Set("Content-Type", r.contentType)
-	}
+	r.setHeaders(req)
 	if r.body != nil {
 		body := r.body
 		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
@@ -170,4 +162,17 @@ func bodyReader(b []byte) io.Reader {
 		return nil
 	}
 	return bytes.NewReader(b)
+}
+
+// setHeaders sets the request's headers, cookies and content type on req.
+func (r *httpRequest) setHeaders(req *http.Request) {
+	for k, v := range r.header {
+		req.Header[k] = v
+	}
+	for _, c := range r.cookies {
+		req.AddCookie(c)
+	}
+	if r.contentType != "" {
+		req.Header.Set("Content-Type", r.contentType)
+	}
 }
