@@ -454,3 +454,14 @@ func retryable(status int) bool {
 func backoff(attempt int) time.Duration {
 	return min(100*time.Millisecond<<attempt, 2*time.Second)
 }
+
+// HeaderCredentials sets the same headers on every call: an API key or a
+// token of the application's own, not the caller's.
+func HeaderCredentials(h http.Header) Credentials {
+	return func(_ *specter.Context, req *http.Request) error {
+		for k, v := range h {
+			req.Header[k] = v
+		}
+		return nil
+	}
+}
