@@ -48,7 +48,7 @@ type ctxKey struct{}
 
 // notesApp is an Echo app whose routes check the principal the request's
 // context carries, behind middleware that counts the requests it sees.
-func notesApp(t *testing.T) (*echo.Echo, *int) {
+func notesApp() (*echo.Echo, *int) {
 	e := echo.New()
 	seen := new(int)
 	count := func(next echo.HandlerFunc) echo.HandlerFunc {
@@ -57,7 +57,18 @@ func notesApp(t *testing.T) (*echo.Echo, *int) {
 			return next(c)
 		}
 	}
-	g := e.Group("", count)
+	// The app's authentication: the X-User header names the caller of a
+	// request whose context names none.
+	authenticate := func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if _, ok := principal.FromContext(c.Request().Context()); !ok && c.Request().Header.Get("X-User") != "" {
+				req := c.Request()
+				c.SetRequest(req.WithContext(principal.NewContext(req.Context(), &principal.Principal{ID: req.Header.Get("X-User")})))
+			}
+			return next(c)
+		}
+	}
+	g := e.Group("", count, authenticate)
 	g.GET("/notes/:id", func(c echo.Context) error {
 		p, _ := principal.FromContext(c.Request().Context())
 		if p == nil {
@@ -110,7 +121,7 @@ func notesRouter(t *testing.T, e *echo.Echo, o openapi.RouteOptions) http.Handle
 }
 
 func TestRoutesInProcess(t *testing.T) {
-	e, seen := notesApp(t)
+	e, seen := notesApp()
 	h := notesRouter(t, e, openapi.RouteOptions{Select: []openapi.Select{{Tags: []string{"notes"}}, {Names: []string{"nothing"}}, {Path: regexp.MustCompile(`^/boom$`)}}})
 	for _, version := range []string{mcp.LatestSessionVersion, mcp.Version20260728} {
 		t.Run(version, func(t *testing.T) {
@@ -152,7 +163,7 @@ func TestRoutesInProcess(t *testing.T) {
 }
 
 func TestRoutesSelectRequired(t *testing.T) {
-	e, _ := notesApp(t)
+	e, _ := notesApp()
 	doc, _ := openapi.Parse([]byte(notesDoc))
 	r := specter.NewRouter("notes", "1")
 	if err := openapi.MountRoutes(r, e, doc, openapi.RouteOptions{}); err == nil {
@@ -165,7 +176,7 @@ func TestRoutesSelectRequired(t *testing.T) {
 }
 
 func TestRouteTool(t *testing.T) {
-	e, _ := notesApp(t)
+	e, _ := notesApp()
 	type search struct {
 		Tag   string `param:"tag" json:"tag" validate:"required" description:"The tag"`
 		Limit int    `query:"limit" json:"limit,omitempty"`
