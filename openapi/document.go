@@ -46,7 +46,8 @@ type Operation struct {
 	// argument when the body is not an object).
 	InputSchema json.RawMessage
 	// OutputSchema is the schema of the first 2xx response's JSON body,
-	// when that is an object; nil otherwise.
+	// when that is an object of at most MaxOutputSchemaSize bytes; nil
+	// otherwise.
 	OutputSchema json.RawMessage
 
 	args      []Argument
@@ -94,6 +95,11 @@ func (op *Operation) pathParams() int {
 	}
 	return n
 }
+
+// MaxOutputSchemaSize bounds an output schema: a larger one is left out
+// (MCP makes it optional). Every tools/list carries it, and some APIs'
+// responses reach most of their components: Stripe's average 375 KiB.
+const MaxOutputSchemaSize = 64 << 10
 
 // MaxDocumentSize bounds the document Read reads: GitHub's REST API
 // description, among the largest, is about 13 MB.
@@ -316,6 +322,9 @@ func operation(in, out *converter, path, method string, item *openapi3.PathItem,
 		}
 		if op.OutputSchema, err = out.document(top, deps); err != nil {
 			return nil, err
+		}
+		if len(op.OutputSchema) > MaxOutputSchemaSize {
+			op.OutputSchema = nil
 		}
 	}
 	return op, nil
