@@ -259,3 +259,51 @@ func principalFromHeader(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// BenchmarkRouteCallServer is BenchmarkRouteCall without the network: the
+// server's own work for a plain request (Echo serving the route into a
+// recorder) and for a tools/call of it (the router's handler, which runs
+// the route in process), requests built once.
+func BenchmarkRouteCallServer(b *testing.B) {
+	e, _ := notesApp()
+	doc, err := openapi.Parse([]byte(notesDoc))
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := specter.NewRouter("notes", "1", specter.Logger(zerolog.Nop()))
+	if err := openapi.MountRoutes(r, e, doc, openapi.RouteOptions{Select: []openapi.Select{{Methods: []string{http.MethodGet}, Path: regexp.MustCompile(`^/notes/`)}}}); err != nil {
+		b.Fatal(err)
+	}
+	r.Mount(e.Group("/mcp", principalFromHeader))
+	body, hdr := statelessRequest("tools/call", "get_note", `"name":"get_note","arguments":{"id":3},`)
+	hdr.Set("X-User", "alice")
+	for _, tc := range []struct {
+		name   string
+		method string
+		target string
+		body   []byte
+		header http.Header
+	}{
+		{"plain", http.MethodGet, "/notes/3", nil, http.Header{"X-User": {"alice"}}},
+		{"mcp-tools-call", http.MethodPost, "/mcp", body, hdr},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			rd := bytes.NewReader(tc.body)
+			serve := func() *httptest.ResponseRecorder {
+				rd.Reset(tc.body)
+				req := httptest.NewRequest(tc.method, "http://localhost"+tc.target, rd)
+				req.Header = tc.header
+				rec := httptest.NewRecorder()
+				e.ServeHTTP(rec, req)
+				return rec
+			}
+			if rec := serve(); rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), "alice") {
+				b.Fatalf("%d %s", rec.Code, rec.Body)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				serve()
+			}
+		})
+	}
+}
