@@ -400,3 +400,32 @@ func TestRouteMaps(t *testing.T) {
 		t.Fatalf("read openapi://store/inventory: %v %+v", err, res)
 	}
 }
+
+// TestDeclareOptions applies a declaration's options to generated tools:
+// a scope on the destructive ones, and call middleware on all.
+func TestDeclareOptions(t *testing.T) {
+	var seen []string
+	_, h := petstoreServer(t, openapi.Options{Declare: func(op *openapi.Operation) []specter.Option {
+		opts := []specter.Option{specter.Use(func(next specter.Call) specter.Call {
+			return func(req *specter.Request, c *specter.Context) specter.Result {
+				seen = append(seen, req.Name)
+				return next(req, c)
+			}
+		})}
+		if op.Method == http.MethodDelete {
+			opts = append(opts, specter.Scopes("pets:write"))
+		}
+		return opts
+	}})
+	c := connectAs(t, h, "alice", mcp.Version20260728)
+	ctx := context.Background()
+	if res, err := c.CallTool(ctx, "deletePet", map[string]any{"petId": 12}); err == nil && !res.IsError {
+		t.Error("deletePet without pets:write succeeded")
+	}
+	if res, err := c.CallTool(ctx, "getInventory", map[string]any{}); err != nil || res.IsError {
+		t.Fatalf("getInventory: %v %+v", err, res)
+	}
+	if strings.Join(seen, ",") != "getInventory" {
+		t.Errorf("the middleware saw %v", seen)
+	}
+}
