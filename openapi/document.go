@@ -74,16 +74,15 @@ type Argument struct {
 // Arguments returns where each of the tool's arguments goes.
 func (op *Operation) Arguments() []Argument { return op.args }
 
-// hasParams reports whether the operation takes any parameter or body;
-// path reports whether all it takes are path parameters.
-func (op *Operation) hasParams() (any, onlyPath bool) {
-	onlyPath = true
+// onlyPathParams reports whether the operation takes path parameters and
+// requires nothing else.
+func (op *Operation) onlyPathParams() bool {
 	for _, a := range op.args {
 		if a.In != "path" && slices.Contains(op.required, a.Name) {
-			onlyPath = false
+			return false
 		}
 	}
-	return len(op.args) > 0, onlyPath && op.pathParams() > 0
+	return op.pathParams() > 0
 }
 
 func (op *Operation) pathParams() int {
@@ -280,7 +279,7 @@ func operation(in, out *converter, path, method string, item *openapi3.PathItem,
 				s = map[string]any{"type": "string"}
 			}
 			if p.Description != "" {
-				s = withDescription(s, p.Description)
+				s["description"] = p.Description
 			}
 			if p.Deprecated {
 				s["deprecated"] = true
@@ -357,7 +356,7 @@ func (op *Operation) body(in *converter, s *openapi3.SchemaRef, rb *openapi3.Req
 		schema = map[string]any{}
 	}
 	if rb.Description != "" {
-		schema = withDescription(schema, rb.Description)
+		schema["description"] = rb.Description
 	}
 	props[arg] = schema
 	op.bodyArg = arg
@@ -448,13 +447,6 @@ func isObject(s *openapi3.SchemaRef) bool {
 		}
 	}
 	return len(v.Properties) > 0
-}
-
-// withDescription sets a description on a converted schema; a bare $ref
-// is wrapped, since its siblings are annotations of the reference.
-func withDescription(s map[string]any, desc string) map[string]any {
-	s["description"] = desc
-	return s
 }
 
 func sortedSchemaKeys(m openapi3.Schemas) []string {

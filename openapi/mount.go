@@ -60,12 +60,11 @@ func (m RouteMap) matches(op *Operation) bool {
 	if len(m.OperationIDs) > 0 && !slices.Contains(m.OperationIDs, op.OperationID) {
 		return false
 	}
-	any, onlyPath := op.hasParams()
 	switch m.Kind {
 	case AsResource:
-		return op.Method == http.MethodGet && (!any || len(op.required) == 0)
+		return op.Method == http.MethodGet && len(op.required) == 0
 	case AsResourceTemplate:
-		return op.Method == http.MethodGet && onlyPath
+		return op.Method == http.MethodGet && op.onlyPathParams()
 	}
 	return true
 }
@@ -77,7 +76,8 @@ var ResourceRouteMaps = []RouteMap{
 	{Methods: []string{http.MethodGet}, Kind: AsResource},
 }
 
-// Kind is what the first matching map makes op: a tool when none does.
+// Classify says what the first of maps to match op makes it: a tool when
+// none does.
 func Classify(op *Operation, maps []RouteMap) Kind {
 	for _, m := range maps {
 		if m.matches(op) {

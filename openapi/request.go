@@ -137,8 +137,6 @@ func scalar(v any) string {
 // toHTTP makes it a request to base (scheme, host and path prefix).
 func (r *httpRequest) toHTTP(base *url.URL) (*http.Request, error) {
 	u := *base
-	u.RawPath = ""
-	u.Path = strings.TrimSuffix(base.Path, "/")
 	ref, err := url.Parse(strings.TrimSuffix(base.EscapedPath(), "/") + r.path)
 	if err != nil {
 		return nil, fmt.Errorf("build URL: %w", err)
