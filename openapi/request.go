@@ -42,7 +42,13 @@ func (op *Operation) request(args map[string]any) (*httpRequest, error) {
 		}
 		switch a.In {
 		case "path":
-			path = strings.ReplaceAll(path, "{"+a.Param+"}", url.PathEscape(scalar(v)))
+			// Escaped, a value cannot reach another path: "/" is %2F, and
+			// the dot segments, which escaping leaves, are refused.
+			s := scalar(v)
+			if s == "" || s == "." || s == ".." {
+				return nil, fmt.Errorf("path parameter %q may not be %q", a.Name, s)
+			}
+			path = strings.ReplaceAll(path, "{"+a.Param+"}", url.PathEscape(s))
 		case "query":
 			addQuery(r.query, a, v)
 		case "header":

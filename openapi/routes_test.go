@@ -194,6 +194,17 @@ func TestRouteTool(t *testing.T) {
 	if err != nil || res.IsError || string(res.StructuredContent) != `{"limit":"5","tag":"go","text":"hello"}` {
 		t.Fatalf("search_tag: %v %+v %s", err, res, res.StructuredContent)
 	}
+	// A path parameter stays in its segment: "/" is escaped (Echo hands
+	// the route the escaped value, as it does over HTTP), dot segments
+	// refused.
+	res, err = c.CallTool(context.Background(), "search_tag", map[string]any{"tag": "a/b"})
+	if err != nil || res.IsError || !strings.Contains(string(res.StructuredContent), `"tag":"a%2Fb"`) {
+		t.Errorf("search_tag a/b: %v %+v", err, res)
+	}
+	res, err = c.CallTool(context.Background(), "search_tag", map[string]any{"tag": ".."})
+	if err != nil || !res.IsError || !strings.Contains(text(res), `may not be ".."`) {
+		t.Errorf("search_tag ..: %v %+v", err, res)
+	}
 	if res, err := c.CallTool(context.Background(), "search_tag", map[string]any{"limit": 5}); err == nil && !res.IsError {
 		t.Error("search_tag without its required tag succeeded")
 	}
