@@ -10,6 +10,10 @@ APPS_HARNESS := integration/apps
 # (integration/interop): the reference servers, the TypeScript SDKs and
 # node-oidc-provider, on the same Node.
 INTEROP := integration/interop
+# The npm harness pinning the real-world OpenAPI documents the openapi
+# package is tested against: GitHub's REST API description, the Petstore
+# examples and the APIs.guru directory (Stripe, Kubernetes).
+OPENAPI_DOCS := openapi/testdata/npm
 
 # The fuzz targets `make fuzz` runs, as package:Target; add new ones here.
 FUZZ := \
@@ -45,7 +49,7 @@ check:
 	go run $(STATICCHECK) ./...
 	go test -short -count=1 ./...
 
-test: $(HARNESS)/node_modules/.package-lock.json $(APPS_HARNESS)/node_modules/.package-lock.json $(INTEROP)/node_modules/.package-lock.json
+test: $(HARNESS)/node_modules/.package-lock.json $(APPS_HARNESS)/node_modules/.package-lock.json $(INTEROP)/node_modules/.package-lock.json $(OPENAPI_DOCS)/node_modules/.package-lock.json
 	go vet ./...
 	go test -race -count=1 -timeout 15m ./...
 	go test -count=1 -run '^TestSessionMemory$$' -v ./integration/
@@ -110,4 +114,8 @@ $(APPS_HARNESS)/node_modules/.package-lock.json: $(APPS_HARNESS)/package-lock.js
 
 $(INTEROP)/node_modules/.package-lock.json: $(INTEROP)/package-lock.json $(INTEROP)/package.json
 	npm ci --prefix $(INTEROP) --no-audit --no-fund
+	touch $@
+
+$(OPENAPI_DOCS)/node_modules/.package-lock.json: $(OPENAPI_DOCS)/package-lock.json $(OPENAPI_DOCS)/package.json
+	npm ci --prefix $(OPENAPI_DOCS) --no-audit --no-fund
 	touch $@

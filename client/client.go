@@ -214,6 +214,10 @@ func Connect(ctx context.Context, t Transport, opts *Options) (*Client, error) {
 // Close ends the session (DELETE over HTTP, end of input over stdio) and
 // stops the client's background work.
 func (c *Client) Close(ctx context.Context) error {
+	// The notifications/cancelled of calls already given up go out
+	// first (within ctx): a server must hear of a call it still runs,
+	// even from a client that closes at once, as a command on Ctrl-C.
+	_ = c.afterCancels(ctx)
 	c.mu.Lock()
 	c.closed = true
 	c.mu.Unlock()

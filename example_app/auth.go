@@ -31,9 +31,9 @@ const (
 
 // tools lists the tools of the plan, for the connect allow-list.
 func (p plan) tools() []string {
-	basic := []string{"foo", "get_study", "whoami", "list_studies"}
+	basic := []string{"foo", "get_study", "whoami", "list_studies", "api_whoami", "api_search_studies", "api_get_study"}
 	if p == planUltra {
-		return append(basic, "long_task", "update_study")
+		return append(basic, "long_task", "update_study", "api_set_study_status")
 	}
 	return basic
 }

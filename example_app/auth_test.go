@@ -147,8 +147,8 @@ func TestToolsListDependsOnPlan(t *testing.T) {
 		want []string
 	}{
 		// A client without MCP Apps does not see update_study (apps_test.go).
-		{basicUser, []string{"foo", "get_study", "list_studies", "whoami"}},
-		{ultraUser, []string{"foo", "get_study", "list_studies", "long_task", "whoami"}},
+		{basicUser, []string{"api_get_study", "api_search_studies", "api_whoami", "foo", "get_study", "list_studies", "whoami"}},
+		{ultraUser, []string{"api_get_study", "api_search_studies", "api_set_study_status", "api_whoami", "foo", "get_study", "list_studies", "long_task", "whoami"}},
 	} {
 		c := newClient(t, srv, tc.u)
 		c.initialize(nil)

@@ -274,6 +274,11 @@ func newApp(cfg config) (*echo.Echo, *specter.Router, error) {
 	}
 	group = append(group, verifier.EchoMiddleware(), echo.WrapMiddleware(middleware.RateLimit(rate, burst)))
 	r.Mount(e.Group(mcpPath, group...))
+	// The REST API, and its routes as tools.
+	mountAPI(e, authenticated(verifier.EchoMiddleware()), studies)
+	if err := declareAPI(r, e); err != nil {
+		return nil, nil, err
+	}
 	return e, r, nil
 }
 

@@ -28,7 +28,7 @@ func TestInspect(t *testing.T) {
 				`(?m)^Server\s+specter-example 1\.0\.0$`,
 				`(?m)^Protocol\s+` + regexp.QuoteMeta(wantVersion[era]) + ` \(` + era + ` era\)$`,
 				`(?m)^Capabilities\s+tools, prompts, resources \(subscribe\), logging, completions, io\.modelcontextprotocol/ui$`,
-				`(?m)^Tools \(5\)$`,
+				`(?m)^Tools \(9\)$`,
 				`(?m)^\s+NAME\s+PARAMETERS\s+DESCRIPTION$`,
 				`(?m)^\s+foo\s+bar:string\*\s+Perform a Foo with a Bar$`,
 				`(?m)^\s+long_task\s+steps:integer\s+Run a slow job`,
@@ -75,8 +75,8 @@ func TestInspect(t *testing.T) {
 			if got.ServerInfo.Name != "specter-example" || got.ProtocolVersion != wantVersion[era] || got.Capabilities.Tools == nil {
 				t.Errorf("serverInfo %q, protocolVersion %q, tools capability %v", got.ServerInfo.Name, got.ProtocolVersion, got.Capabilities.Tools != nil)
 			}
-			if len(got.Tools) != 5 || len(got.Prompts) != 1 || len(got.Resources) != 122 || len(got.ResourceTemplates) != 1 {
-				t.Errorf("lists of %d tools, %d prompts, %d resources, %d templates; want 5, 1, 122 (every page), 1",
+			if len(got.Tools) != 9 || len(got.Prompts) != 1 || len(got.Resources) != 122 || len(got.ResourceTemplates) != 1 {
+				t.Errorf("lists of %d tools, %d prompts, %d resources, %d templates; want 9, 1, 122 (every page), 1",
 					len(got.Tools), len(got.Prompts), len(got.Resources), len(got.ResourceTemplates))
 			}
 			seen := map[string]bool{}

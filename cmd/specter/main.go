@@ -46,6 +46,7 @@ var commands = map[string]command{
 	"get":     {"get a prompt", runGet},
 	"read":    {"read a resource", runRead},
 	"install": {"write a server into the configuration of Claude Desktop, Claude Code, Cursor, VS Code, Windsurf or Gemini CLI", runInstall},
+	"openapi": {"serve an OpenAPI document's operations as an MCP server", runOpenAPI},
 }
 
 // exitError ends the process with a status of its own, after printing
