@@ -114,21 +114,14 @@ func (x *exchange) respond(reply methods.Outcome, registered bool) {
 	} else {
 		data = jsonrpc.AppendResult(nil, req.ID, body)
 	}
-	switch {
-	case registered && x.sess != nil && x.sess.End(req.ID):
-		// The client cancelled the request: it wants no answer (MCP
-		// cancellation), but the stream still ends.
-		x.ob.Send(nil, true)
+	// The client cancelled the request: it wants no answer (MCP
+	// cancellation), but the stream still ends.
+	cancelled := registered && x.sess != nil && x.sess.End(req.ID)
+	if cancelled {
 		code = jsonrpc.CodeRequestCancelled
-	case x.stateless():
-		if code != 0 {
-			x.ob.SetStatus(stateless.Status(code))
-		}
-		x.ob.Send(data, true)
-		x.cancel()
-	default:
-		x.ob.Send(data, true)
 	}
+	// Record first, then answer: a client that has its answer may look at
+	// what the probe and the request log heard of it.
 	if x.end != nil {
 		e := observe.End{Outcome: probe.Outcome(reply.Result, code), Code: code}
 		if d := x.c.req.Declaration; d != nil {
@@ -138,6 +131,18 @@ func (x *exchange) respond(reply methods.Outcome, registered bool) {
 	}
 	reqctx.Note(x.c.http.Context(), reqctx.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.grant.principal, Code: code, Duration: time.Since(x.start)})
+	switch {
+	case cancelled:
+		x.ob.Send(nil, true)
+	case x.stateless():
+		if code != 0 {
+			x.ob.SetStatus(stateless.Status(code))
+		}
+		x.ob.Send(data, true)
+		x.cancel()
+	default:
+		x.ob.Send(data, true)
+	}
 }
 
 // outcome encodes a reply: its result as JSON (with what the 2026-07-28
