@@ -209,10 +209,12 @@ func (x *exchange) run(d *declaration) methods.Outcome {
 	if res.kind != resultNoReply {
 		return x.finish(d, res)
 	}
-	x.r.work.Add(1)
+	if !x.r.work.begin() {
+		return methods.Failed(errShuttingDown)
+	}
 	dropped := x.r.watchDrop(x.c)
 	go func() {
-		defer x.r.work.Done()
+		defer x.r.work.done()
 		res := x.work(res.work, x.c.stream)
 		dropped()
 		if res.kind == resultNoReply {
@@ -579,7 +581,13 @@ func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
 		// A session's task ends with the session, not with its request.
 		base, notify = (*sessionParent)(x.c), sess.Notify
 	}
-	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
+	// Holding a place in the work group while the table adds the task's
+	// keeps Shutdown from beginning its wait in between.
+	if !x.r.work.begin() {
+		return methods.Failed(errShuttingDown)
+	}
+	defer x.r.work.done()
+	created, err := x.r.tasks.Start(base, x.owner(), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work.wg,
 		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
 			tx, c := *x, *x.c
 			tx.c, c.ctx = &c, ctx

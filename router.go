@@ -40,7 +40,7 @@ type Router struct {
 	cluster  *session.Cluster
 	streams  *stream.Node
 	closing  atomic.Bool
-	work     sync.WaitGroup // Async work in flight
+	work     workGroup // NoReply work, tasks and events in flight
 	handler  http.Handler
 	sealer   *stateless.Sealer
 	t        *transport.Transport[*Context] // serves HTTP; holds the listen streams
