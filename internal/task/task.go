@@ -205,9 +205,10 @@ func (t *Task) Answer(responses map[string]json.RawMessage) {
 	})
 }
 
-// Stop cancels the work and, unless the task already ended, marks it
-// cancelled.
+// Stop marks the task cancelled, unless it already ended, and then
+// cancels the work: in that order, so that work ending on its
+// cancellation cannot record itself failed first.
 func (t *Task) Stop() {
-	t.cancel()
 	t.change(func(s *State) bool { s.Status, s.Message = Cancelled, "The task was cancelled."; return true })
+	t.cancel()
 }
