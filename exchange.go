@@ -1,12 +1,14 @@
 package specter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/specter-mcp/specter/internal/bearer"
@@ -108,11 +110,12 @@ func (x *exchange) respond(reply methods.Outcome, registered bool) {
 	req := x.c.req
 	var data []byte
 	code := 0
-	if body, je := x.outcome(reply); je != nil {
+	if buf, je := x.encode(reply); je != nil {
 		code = je.Code
 		data = jsonrpc.AppendError(nil, req.ID, je)
 	} else {
-		data = jsonrpc.AppendResult(nil, req.ID, body)
+		data = jsonrpc.AppendResult(nil, req.ID, buf.result)
+		buf.free()
 	}
 	// The client cancelled the request: it wants no answer (MCP
 	// cancellation), but the stream still ends.
@@ -148,6 +151,17 @@ func (x *exchange) respond(reply methods.Outcome, registered bool) {
 // outcome encodes a reply: its result as JSON (with what the 2026-07-28
 // wire adds), or the JSON-RPC error a client may see.
 func (x *exchange) outcome(reply methods.Outcome) (json.RawMessage, *jsonrpc.Error) {
+	buf, je := x.encode(reply)
+	if je != nil {
+		return nil, je
+	}
+	defer buf.free()
+	return bytes.Clone(buf.result), nil
+}
+
+// encode encodes a reply as outcome does, into a pooled buffer that the
+// caller frees once it copied the result into the response.
+func (x *exchange) encode(reply methods.Outcome) (*resultBuffer, *jsonrpc.Error) {
 	if reply.Err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(reply.Err, &je) {
@@ -158,14 +172,46 @@ func (x *exchange) outcome(reply methods.Outcome) (json.RawMessage, *jsonrpc.Err
 		}
 		return nil, je
 	}
-	if x.stateless() {
-		x.decorate(reply.Result)
-	}
-	body, err := json.Marshal(reply.Result)
-	if err != nil {
+	appendInfo := x.stateless() && x.decorate(reply.Result)
+	buf := resultBuffers.Get().(*resultBuffer)
+	buf.b.Reset()
+	if err := buf.enc.Encode(reply.Result); err != nil {
+		buf.free()
 		return nil, x.internal(fmt.Errorf("encode %s result: %w", x.c.req.Method, err))
 	}
-	return body, nil
+	if appendInfo {
+		buf.b.Grow(len(x.r.serverInfo) + 1)
+	}
+	buf.result = bytes.TrimSuffix(buf.b.Bytes(), []byte{'\n'})
+	if appendInfo && len(buf.result) > 1 && buf.result[0] == '{' {
+		buf.result = stateless.AppendInfo(buf.result, x.r.serverInfo)
+	}
+	return buf, nil
+}
+
+// resultBuffer is where a result is encoded before it is copied into its
+// response; pooled, with its encoder, so that encoding allocates nothing
+// of its own.
+type resultBuffer struct {
+	b      bytes.Buffer
+	enc    *json.Encoder
+	result []byte
+}
+
+var resultBuffers = sync.Pool{New: func() any {
+	buf := &resultBuffer{}
+	buf.enc = json.NewEncoder(&buf.b)
+	return buf
+}}
+
+// maxPooledResult is the largest buffer put back in resultBuffers.
+const maxPooledResult = 64 << 10
+
+func (buf *resultBuffer) free() {
+	if buf.b.Cap() <= maxPooledResult && cap(buf.result) <= maxPooledResult {
+		buf.result = nil
+		resultBuffers.Put(buf)
+	}
 }
 
 // internal reports err in full and returns the generic error a client sees.
@@ -539,10 +585,10 @@ func (x *exchange) noSkills() *jsonrpc.Error {
 
 // decorate adds what the 2026-07-28 revision puts on results, with the
 // caching hint of the router or of the resource read.
-func (x *exchange) decorate(result any) {
-	base := stateless.Decorate(result, x.r.info, x.c.req.Method)
+func (x *exchange) decorate(result any) (appendInfo bool) {
+	base, appendInfo := stateless.Decorate(result, x.r.info, x.c.req.Method)
 	if base == nil {
-		return
+		return appendInfo
 	}
 	hint := x.r.cfg.cache
 	if m := x.c.req.Method; m == mcp.MethodResourcesRead || m == mcp.MethodSkillsGet {
@@ -552,6 +598,15 @@ func (x *exchange) decorate(result any) {
 	}
 	// What this caller sees depends on who it is.
 	stateless.Cache(base, hint.ttl, hint.visibility, x.c.grant.filtered() || x.c.grant.principal != "" || x.hid)
+	return appendInfo
+}
+
+// decorateInMeta is decorate for a result encoded elsewhere: the server's
+// identity goes in its _meta map.
+func (x *exchange) decorateInMeta(result any) {
+	if x.decorate(result) {
+		result.(interface{ Base() *mcp.ResultBase }).Base().Meta = mcp.Meta{mcp.MetaServerInfo: x.r.info}
+	}
 }
 
 // tasksDeclared reports whether this request asks for a task.

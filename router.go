@@ -29,6 +29,7 @@ import (
 // is safe for concurrent use; declarations may change while it serves.
 type Router struct {
 	info         mcp.Implementation
+	serverInfo   []byte // info as the _meta of a 2026-07-28 result (stateless.InfoMeta)
 	instructions string
 	connect      func(*Context) error
 	cfg          config
@@ -279,6 +280,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		}
 	}
 	r.sealer = stateless.MustNewSealer(r.cfg.stateKey, r.cfg.stateTTL)
+	r.serverInfo = stateless.InfoMeta(r.info)
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}
