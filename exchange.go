@@ -45,6 +45,9 @@ type exchange struct {
 
 func (x *exchange) stateless() bool { return x.c.req.stateless != nil }
 
+// EnvelopeName is the name or URI the request's params gave.
+func (x *exchange) EnvelopeName() string { return x.c.req.Name }
+
 var _ methods.Server = (*exchange)(nil)
 
 // inflight is one request's Context, Stream and exchange: they live and

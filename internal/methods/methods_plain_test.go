@@ -24,7 +24,10 @@ func TestPlainCallToolAgreesWithDecode(t *testing.T) {
 
 func agree(t *testing.T, params []byte) {
 	t.Helper()
-	got, ok := plainCallTool(params)
+	got, ok := plainCallTool(params, "")
+	if known, _ := plainCallTool(params, got.Name); !reflect.DeepEqual(known, got) {
+		t.Fatalf("plainCallTool(%s) with its name known = %+v; without: %+v", params, known, got)
+	}
 	if !ok {
 		return
 	}
