@@ -468,6 +468,9 @@ func TestAuthHugeBatch(t *testing.T) {
 }
 
 func TestAuthClientThatNeverReads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a socket buffer that is never read; skipped with -short")
+	}
 	const (
 		writeTimeout = 2 * time.Second
 		chunks       = 64
@@ -598,6 +601,9 @@ func TestAuthClientThatNeverReads(t *testing.T) {
 // declaration added while serving) would wait WriteTimeout for each
 // stuck listener.
 func TestAuthBroadcastDoesNotWaitForAListenerThatNeverReads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a socket buffer that is never read; skipped with -short")
+	}
 	const writeTimeout = time.Second
 	as := newAuthServer(t, authSetup{router: []specter.RouterOption{specter.WriteTimeout(writeTimeout)}})
 	token := as.token(t, "slowpoke", "")
