@@ -99,13 +99,27 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		x.respond(methods.Failed(e), true)
 		return
 	}
-	var reply methods.Outcome
-	if err := guard.Run(func() { reply = f(x, m.Params) }); err != nil {
-		reply = methods.Failed(x.internal(err))
-	}
-	if !reply.Pending {
+	if reply := x.call(f, m.Params); !reply.Pending {
 		x.respond(reply, true)
 	}
+}
+
+// call answers the request with f, its method, a panic becoming an
+// internal error. A tools/call whose params read plainly goes to CallTool
+// at once, as f would send it, so that the hottest method is one call
+// deep from dispatch.
+func (x *exchange) call(f methods.Func, params json.RawMessage) (reply methods.Outcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			reply = methods.Failed(x.internal(guard.Recovered(v)))
+		}
+	}()
+	if x.c.req.Method == mcp.MethodToolsCall {
+		if name, args, ok := methods.ReadCallTool(params, x.c.req.Name); ok {
+			return x.CallTool(name, args)
+		}
+	}
+	return f(x, params)
 }
 
 // respond encodes the reply as the request's response and ends the request.
@@ -237,10 +251,12 @@ func (r *Router) report(ctx context.Context, err error, req *Request) {
 // safely runs user code, turning a panic into an error Result so that a
 // handler can never take the server down.
 func safely(f func() Result) (res Result) {
-	if err := guard.Run(func() { res = f() }); err != nil {
-		return Error(err)
-	}
-	return res
+	defer func() {
+		if v := recover(); v != nil {
+			res = Error(guard.Recovered(v))
+		}
+	}()
+	return f()
 }
 
 // invoke runs a declaration's middleware and handler.

@@ -181,6 +181,18 @@ func listTools(s Server, params json.RawMessage) Outcome {
 	})
 }
 
+// ReadCallTool reads tools/call params for a caller that calls
+// Server.CallTool itself, as callTool would: ok false leaves them to the
+// method, whose errors say what is wrong. known is the name the request's
+// envelope read.
+func ReadCallTool(params json.RawMessage, known string) (name string, args json.RawMessage, ok bool) {
+	p, ok := plainCallTool(params, known)
+	if !ok || p.Name == "" {
+		return "", nil, false
+	}
+	return p.Name, p.Arguments, true
+}
+
 func callTool(s Server, params json.RawMessage) Outcome {
 	p, ok := plainCallTool(params, s.EnvelopeName())
 	if !ok {
