@@ -128,9 +128,8 @@ func eachEra(b *testing.B, bench func(b *testing.B, open func() *replay)) {
 // BenchmarkServeToolsCall measures the server's side of one tools/call in
 // process, in a session and on the 2026-07-28 wire: Router.Handler()
 // answering into a recorder, with the request built once, outside the
-// timed part. Allocations are the router's own, and the recorder's: its
-// copy of the headers (3) and the errors its lack of read deadlines
-// returns (2).
+// timed part. Allocations are the router's own, and the recorder's copy
+// of the headers (3).
 func BenchmarkServeToolsCall(b *testing.B) {
 	eachEra(b, func(b *testing.B, open func() *replay) {
 		call := open()

@@ -45,50 +45,60 @@
 //
 // # Reading the code: a tools/call from bytes in to bytes out
 //
+// The stops below are the files a warm tools/call runs, in order. The
+// call enters this package once, at host.go: from there each package it
+// uses returns to it, none calls back in.
+//
 // In both eras:
 //
 //  1. router.go: Router.Handler is internal/hostguard's Host and Origin
 //     check in front of internal/transport.
-//  2. internal/transport/transport.go: servePost checks the media types,
-//     reads the body (body.go) and parses it once (jsonrpc.Parse), then
-//     tells the eras apart (internal/stateless.Is).
+//  2. internal/transport/transport.go: servePost checks the media types
+//     (internal/stream/media.go), reads the body into a pooled buffer
+//     (body.go) and parses it once (jsonrpc/parse.go, whose plain path
+//     reads the envelope with internal/jsonscan), then tells the eras
+//     apart (internal/stateless/wire.go).
 //
 // In a session (2025-03-26 … 2025-11-25):
 //
 //  3. transport.go: sessionFor finds the session the Mcp-Session-Id names
-//     (internal/session: Cluster.Lookup and Admit, on the backplane) and
-//     runs connect through host.go (host.Connect); methods.Compact drops
-//     the params members no method reads, and the session opens the
-//     request's response stream (internal/stream).
+//     (internal/session: table.go, deployment.go, on the backplane) and
+//     runs connect through host.go (host.Connect, policy.go);
+//     internal/methods/compact.go drops the params members no method
+//     reads, and the session opens the request's response stream
+//     (internal/session/streams.go, internal/stream/stream.go).
 //
 // On the stateless 2026-07-28 wire:
 //
-//  3. internal/transport/stateless.go: serveStateless refuses ambiguous
-//     params (methods.CheckParams), checks _meta against the headers that
-//     mirror it (internal/stateless.Read), runs connect through host.go,
-//     and checks the Mcp-Param headers against the arguments.
+//  3. internal/transport/stateless.go: serveStateless reads the params
+//     and _meta (internal/stateless: request.go, plain.go), checks them
+//     against the headers that mirror them, runs connect through host.go,
+//     and opens the request's response stream.
 //
 // In both eras again:
 //
 //  4. host.go hands the message to exchange.go: Router.dispatch builds the
 //     Request (request.go, whose name, arguments and _meta
-//     methods.ReadEnvelope reads), the Context and the Stream, opens a
-//     2026-07-28 requestState (internal/stateless), and finds the method in
-//     the method table (internal/methods: Find, which checks the params'
-//     keys in strict.go).
-//  5. internal/methods/methods.go: callTool reads the name and arguments
-//     and calls the exchange's CallTool (exchange.go), which finds the
+//     internal/methods/envelope.go reads once), the Context and the Stream,
+//     registers the request with its session (internal/session/requests.go)
+//     or opens the 2026-07-28 call state (internal/stateless/call.go), and
+//     checks the params against the method (internal/methods: Find,
+//     strict.go).
+//  5. exchange.go: call sends a tools/call straight to CallTool, with the
+//     name the envelope read (methods.ReadCallTool); CallTool finds the
 //     declaration in the catalog snapshot the caller may see (connect's
 //     grant, internal/access) and runs it.
 //  6. declare.go: the declaration validates the arguments (package params)
-//     and runs the application's middleware and handler (exchange.invoke),
-//     a panic becoming an error (internal/guard).
+//     and runs the application's middleware and handler (exchange.invoke;
+//     safely turns a panic into an error).
 //  7. exchange.go: finish shapes the Result into a CallToolResult
-//     (internal/methods/shape.go), to which, on 2026-07-28, decorate adds
-//     resultType, the caching hint and serverInfo; respond encodes the
-//     response (package jsonrpc) onto the request's stream
-//     (internal/stream), which writes it as JSON, or as SSE once the
-//     work has streamed progress.
+//     (internal/methods/shape.go); respond encodes it into a pooled buffer
+//     (on 2026-07-28 with resultType and, appended to the encoded result,
+//     serverInfo: internal/stateless/result.go), records the request for
+//     the probe and the request log (internal/probe, internal/reqctx), and
+//     sends the response (jsonrpc/encode.go) on the request's stream
+//     (internal/stream), which writes it as JSON (attach.go), or as SSE
+//     once the work has streamed progress.
 //
 // # Authorization
 //

@@ -23,11 +23,15 @@ func (r *Router) Publish(topic string, data any) error { return r.cluster.Publis
 
 func (r *Router) deliverEvent(m *backplane.Message) {
 	for _, s := range r.cluster.Followers(m.URI) {
-		r.work.Go(func() {
+		if !r.work.begin() {
+			return // shutting down: the event reaches no one
+		}
+		go func() {
+			defer r.work.done()
 			if err := guard.Run(func() { r.onEvent(&Session{s: s}, m.URI, m.Data) }); err != nil {
 				r.report(s.Context(), fmt.Errorf("event on %q: %w", m.URI, err), nil)
 			}
-		})
+		}()
 	}
 }
 

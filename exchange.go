@@ -1,12 +1,14 @@
 package specter
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/specter-mcp/specter/backplane"
@@ -44,6 +46,9 @@ type exchange struct {
 }
 
 func (x *exchange) stateless() bool { return x.c.req.stateless != nil }
+
+// EnvelopeName is the name or URI the request's params gave.
+func (x *exchange) EnvelopeName() string { return x.c.req.Name }
 
 var _ methods.Server = (*exchange)(nil)
 
@@ -96,13 +101,27 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		x.respond(methods.Failed(e), true)
 		return
 	}
-	var reply methods.Outcome
-	if err := guard.Run(func() { reply = f(x, m.Params) }); err != nil {
-		reply = methods.Failed(x.internal(err))
-	}
-	if !reply.Pending {
+	if reply := x.call(f, m.Params); !reply.Pending {
 		x.respond(reply, true)
 	}
+}
+
+// call answers the request with f, its method, a panic becoming an
+// internal error. A tools/call whose params read plainly goes to CallTool
+// at once, as f would send it, so that the hottest method is one call
+// deep from dispatch.
+func (x *exchange) call(f methods.Func, params json.RawMessage) (reply methods.Outcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			reply = methods.Failed(x.internal(guard.Recovered(v)))
+		}
+	}()
+	if x.c.req.Method == mcp.MethodToolsCall {
+		if name, args, ok := methods.ReadCallTool(params, x.c.req.Name); ok {
+			return x.CallTool(name, args)
+		}
+	}
+	return f(x, params)
 }
 
 // respond encodes the reply as the request's response and ends the request.
@@ -110,27 +129,21 @@ func (x *exchange) respond(reply methods.Outcome, registered bool) {
 	req := x.c.req
 	var data []byte
 	code := 0
-	if body, je := x.outcome(reply); je != nil {
+	if buf, je := x.encode(reply); je != nil {
 		code = je.Code
 		data = jsonrpc.AppendError(nil, req.ID, je)
 	} else {
-		data = jsonrpc.AppendResult(nil, req.ID, body)
+		data = jsonrpc.AppendResult(nil, req.ID, buf.result)
+		buf.free()
 	}
-	switch {
-	case registered && x.sess != nil && x.sess.End(req.ID):
-		// The client cancelled the request: it wants no answer (MCP
-		// cancellation), but the stream still ends.
-		x.ob.Send(nil, true)
+	// The client cancelled the request: it wants no answer (MCP
+	// cancellation), but the stream still ends.
+	cancelled := registered && x.sess != nil && x.sess.End(req.ID)
+	if cancelled {
 		code = jsonrpc.CodeRequestCancelled
-	case x.stateless():
-		if code != 0 {
-			x.ob.SetStatus(stateless.Status(code))
-		}
-		x.ob.Send(data, true)
-		x.cancel()
-	default:
-		x.ob.Send(data, true)
 	}
+	// Record first, then answer: a client that has its answer may look at
+	// what the probe and the request log heard of it.
 	if x.end != nil {
 		e := observe.End{Outcome: probe.Outcome(reply.Result, code), Code: code}
 		if d := x.c.req.Declaration; d != nil {
@@ -140,11 +153,34 @@ func (x *exchange) respond(reply methods.Outcome, registered bool) {
 	}
 	reqctx.Note(x.c.http.Context(), reqctx.Message{Method: req.Method, Name: req.Name, ID: string(req.ID),
 		Session: req.SessionID, Principal: x.c.grant.principal, Code: code, Duration: time.Since(x.start)})
+	switch {
+	case cancelled:
+		x.ob.Send(nil, true)
+	case x.stateless():
+		if code != 0 {
+			x.ob.SetStatus(stateless.Status(code))
+		}
+		x.ob.Send(data, true)
+		x.cancel()
+	default:
+		x.ob.Send(data, true)
+	}
 }
 
 // outcome encodes a reply: its result as JSON (with what the 2026-07-28
 // wire adds), or the JSON-RPC error a client may see.
 func (x *exchange) outcome(reply methods.Outcome) (json.RawMessage, *jsonrpc.Error) {
+	buf, je := x.encode(reply)
+	if je != nil {
+		return nil, je
+	}
+	defer buf.free()
+	return bytes.Clone(buf.result), nil
+}
+
+// encode encodes a reply as outcome does, into a pooled buffer that the
+// caller frees once it copied the result into the response.
+func (x *exchange) encode(reply methods.Outcome) (*resultBuffer, *jsonrpc.Error) {
 	if reply.Err != nil {
 		var je *jsonrpc.Error
 		if !errors.As(reply.Err, &je) {
@@ -155,14 +191,46 @@ func (x *exchange) outcome(reply methods.Outcome) (json.RawMessage, *jsonrpc.Err
 		}
 		return nil, je
 	}
-	if x.stateless() {
-		x.decorate(reply.Result)
-	}
-	body, err := json.Marshal(reply.Result)
-	if err != nil {
+	appendInfo := x.stateless() && x.decorate(reply.Result)
+	buf := resultBuffers.Get().(*resultBuffer)
+	buf.b.Reset()
+	if err := buf.enc.Encode(reply.Result); err != nil {
+		buf.free()
 		return nil, x.internal(fmt.Errorf("encode %s result: %w", x.c.req.Method, err))
 	}
-	return body, nil
+	if appendInfo {
+		buf.b.Grow(len(x.r.serverInfo) + 1)
+	}
+	buf.result = bytes.TrimSuffix(buf.b.Bytes(), []byte{'\n'})
+	if appendInfo && len(buf.result) > 1 && buf.result[0] == '{' {
+		buf.result = stateless.AppendInfo(buf.result, x.r.serverInfo)
+	}
+	return buf, nil
+}
+
+// resultBuffer is where a result is encoded before it is copied into its
+// response; pooled, with its encoder, so that encoding allocates nothing
+// of its own.
+type resultBuffer struct {
+	b      bytes.Buffer
+	enc    *json.Encoder
+	result []byte
+}
+
+var resultBuffers = sync.Pool{New: func() any {
+	buf := &resultBuffer{}
+	buf.enc = json.NewEncoder(&buf.b)
+	return buf
+}}
+
+// maxPooledResult is the largest buffer put back in resultBuffers.
+const maxPooledResult = 64 << 10
+
+func (buf *resultBuffer) free() {
+	if buf.b.Cap() <= maxPooledResult && cap(buf.result) <= maxPooledResult {
+		buf.result = nil
+		resultBuffers.Put(buf)
+	}
 }
 
 // internal reports err in full and returns the generic error a client sees.
@@ -185,10 +253,12 @@ func (r *Router) report(ctx context.Context, err error, req *Request) {
 // safely runs user code, turning a panic into an error Result so that a
 // handler can never take the server down.
 func safely(f func() Result) (res Result) {
-	if err := guard.Run(func() { res = f() }); err != nil {
-		return Error(err)
-	}
-	return res
+	defer func() {
+		if v := recover(); v != nil {
+			res = Error(guard.Recovered(v))
+		}
+	}()
+	return f()
 }
 
 // invoke runs a declaration's middleware and handler.
@@ -206,10 +276,12 @@ func (x *exchange) run(d *declaration) methods.Outcome {
 	if res.kind != resultNoReply {
 		return x.finish(d, res)
 	}
-	x.r.work.Add(1)
+	if !x.r.work.begin() {
+		return methods.Failed(errShuttingDown)
+	}
 	dropped := x.r.watchDrop(x.c)
 	go func() {
-		defer x.r.work.Done()
+		defer x.r.work.done()
 		res := x.work(res.work, x.c.stream)
 		dropped()
 		if res.kind == resultNoReply {
@@ -611,10 +683,10 @@ func (x *exchange) noSkills() *jsonrpc.Error {
 
 // decorate adds what the 2026-07-28 revision puts on results, with the
 // caching hint of the router or of the resource read.
-func (x *exchange) decorate(result any) {
-	base := stateless.Decorate(result, x.r.info, x.c.req.Method)
+func (x *exchange) decorate(result any) (appendInfo bool) {
+	base, appendInfo := stateless.Decorate(result, x.r.info, x.c.req.Method)
 	if base == nil {
-		return
+		return appendInfo
 	}
 	hint := x.r.cfg.cache
 	if m := x.c.req.Method; m == mcp.MethodResourcesRead || m == mcp.MethodSkillsGet {
@@ -624,6 +696,15 @@ func (x *exchange) decorate(result any) {
 	}
 	// What this caller sees depends on who it is.
 	stateless.Cache(base, hint.ttl, hint.visibility, x.c.grant.filtered() || x.c.grant.principal != "" || x.hid)
+	return appendInfo
+}
+
+// decorateInMeta is decorate for a result encoded elsewhere: the server's
+// identity goes in its _meta map.
+func (x *exchange) decorateInMeta(result any) {
+	if x.decorate(result) {
+		result.(interface{ Base() *mcp.ResultBase }).Base().Meta = mcp.Meta{mcp.MetaServerInfo: x.r.info}
+	}
 }
 
 // tasksDeclared reports whether this request asks for a task.
@@ -663,7 +744,13 @@ func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {
 		// A session's task ends with the session, not with its request.
 		base, notify = (*sessionParent)(x.c), sess.Notify
 	}
-	created, err := x.r.tasks.Start(base, x.owner(), host{x.r}.Holder(x.c), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work,
+	// Holding a place in the work group while the table adds the task's
+	// keeps Shutdown from beginning its wait in between.
+	if !x.r.work.begin() {
+		return methods.Failed(errShuttingDown)
+	}
+	defer x.r.work.done()
+	created, err := x.r.tasks.Start(base, x.owner(), host{x.r}.Holder(x.c), task.TTL(x.c.req.task, x.r.cfg.taskTTL), notify, &x.r.work.wg,
 		func(ctx context.Context, t *task.Task) (json.RawMessage, *jsonrpc.Error) {
 			tx, c := *x, *x.c
 			tx.c, c.ctx = &c, ctx

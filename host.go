@@ -81,7 +81,7 @@ func (h host) CheckParamHeaders(hd http.Header, c *Context, tool string, args js
 
 func (h host) ServeTask(w http.ResponseWriter, c *Context, m *jsonrpc.Message, call *stateless.Call, p *stateless.Params) {
 	x := &exchange{r: h.r, c: &Context{grant: c.grant, http: c.http, echo: c.echo, req: newRequest(m, nil, call)}}
-	h.r.tasks.ServeHTTP(w, m, p, x.owner(), x.tasksDeclared(), x.decorate)
+	h.r.tasks.ServeHTTP(w, m, p, x.owner(), x.tasksDeclared(), x.decorateInMeta)
 }
 
 // Holder names who a request counts against (transport.CallerKey): its

@@ -6,6 +6,7 @@ import (
 
 	"github.com/specter-mcp/specter/internal/guard"
 	"github.com/specter-mcp/specter/internal/session"
+	"github.com/specter-mcp/specter/jsonrpc"
 )
 
 // OnSessionStart runs when initialize creates a session, after connect,
@@ -50,13 +51,48 @@ func (r *Router) watchDrop(c *Context) (stop func() bool) {
 // (or ctx to end), then ends every session.
 func (r *Router) Shutdown(ctx context.Context) error {
 	r.closing.Store(true)
-	err := waitFor(ctx, &r.work)
+	r.work.close()
+	err := waitFor(ctx, &r.work.wg)
 	r.cluster.Shutdown(EndShutdown)
 	r.stopSub()
 	r.t.Listeners.Stop()
 	r.tasks.Stop()
 	return err
 }
+
+// workGroup is the work that runs past its request. sync.WaitGroup forbids
+// an Add that races Wait, so starting work and beginning shutdown take one
+// lock, and work that would start after shutdown began is refused.
+type workGroup struct {
+	mu     sync.Mutex
+	closed bool
+	wg     sync.WaitGroup
+}
+
+// begin counts one more piece of work, or reports false once shutdown
+// began.
+func (g *workGroup) begin() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return false
+	}
+	g.wg.Add(1)
+	return true
+}
+
+func (g *workGroup) done() { g.wg.Done() }
+
+// close refuses all work from now on; what began goes on.
+func (g *workGroup) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// errShuttingDown answers a request whose work would start after shutdown
+// began.
+var errShuttingDown = jsonrpc.Errorf(jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down")
 
 // waitFor waits for wg, or for ctx to end first, whose error it returns
 // then. The work goes on either way.

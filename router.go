@@ -29,6 +29,7 @@ import (
 // is safe for concurrent use; declarations may change while it serves.
 type Router struct {
 	info         mcp.Implementation
+	serverInfo   []byte // info as the _meta of a 2026-07-28 result (stateless.InfoMeta)
 	instructions string
 	connect      func(*Context) error
 	cfg          config
@@ -40,7 +41,7 @@ type Router struct {
 	cluster  *session.Cluster
 	streams  *stream.Node
 	closing  atomic.Bool
-	work     sync.WaitGroup // Async work in flight
+	work     workGroup // NoReply work, tasks and events in flight
 	handler  http.Handler
 	sealer   *stateless.Sealer
 	t        *transport.Transport[*Context] // serves HTTP; holds the listen streams
@@ -315,6 +316,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		r.cfg.maxURI = DefaultMaxURIBytes
 	}
 	r.sealer = stateless.MustNewSealer(r.cfg.stateKey, r.cfg.stateTTL)
+	r.serverInfo = stateless.InfoMeta(r.info)
 	if r.bp == nil {
 		r.bp = backplane.NewMemory()
 	}

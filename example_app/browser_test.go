@@ -161,6 +161,9 @@ func viewFrame(t *testing.T, ctx context.Context) context.Context {
 // chromium returns Chromium's path, or skips the test when there is none.
 func chromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the browser tests run Chromium; skipped with -short")
+	}
 	for _, name := range []string{os.Getenv("SPECTER_CHROMIUM"), "chromium", "chromium-browser", "/usr/bin/chromium"} {
 		if name == "" {
 			continue

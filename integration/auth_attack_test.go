@@ -486,6 +486,9 @@ const (
 )
 
 func newNeverReader(t *testing.T, writeTimeout time.Duration) *neverReader {
+	if testing.Short() {
+		t.Skip("fills a socket buffer that is never read; skipped with -short")
+	}
 	nr := &neverReader{done: make(chan struct{})}
 	nr.as = newAuthServer(t, authSetup{
 		router: []specter.RouterOption{specter.WriteTimeout(writeTimeout)},
@@ -661,6 +664,9 @@ func TestAuthWriteTimeoutDropsAClientThatNeverReads(t *testing.T) {
 // declaration added while serving) would wait WriteTimeout for each
 // stuck listener.
 func TestAuthBroadcastDoesNotWaitForAListenerThatNeverReads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fills a socket buffer that is never read; skipped with -short")
+	}
 	const writeTimeout = time.Second
 	as := newAuthServer(t, authSetup{router: []specter.RouterOption{specter.WriteTimeout(writeTimeout)}})
 	token := as.token(t, "slowpoke", "")

@@ -56,6 +56,9 @@ func (as *authServer) echoV5(cfg auth.Config, rate middleware.RateLimitConfig) h
 // TestEchoV5 runs the tests of the Echo v4 mount with auth.JWT against
 // the Echo v5 mount with echov5.JWT.
 func TestEchoV5(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reruns the auth and mount tests on Echo v5; skipped with -short")
+	}
 	authOnEchoV5 = true
 	t.Cleanup(func() { authOnEchoV5 = false })
 	for name, test := range map[string]func(*testing.T){

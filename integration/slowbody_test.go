@@ -133,6 +133,9 @@ func TestSlowBodyIsCutAtBodyReadTimeout(t *testing.T) {
 // transport's header checks) are answered at once and their connection
 // let go, however slowly the body comes.
 func TestRefusalsDoNotWaitForTheBody(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out slow bodies; skipped with -short")
+	}
 	const burst = 10
 	as := newAuthServer(t, authSetup{rate: &middleware.RateLimitConfig{Rate: 0.001, Burst: burst}})
 	addr := as.srv.Listener.Addr().String()

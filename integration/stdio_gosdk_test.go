@@ -25,6 +25,9 @@ import (
 // notifications, and answers a sampling, an elicitation and a roots
 // request; then it closes stdin, and the server exits on its own.
 func TestStdioGoSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs a Go SDK client; skipped with -short")
+	}
 	for _, version := range []string{mcp.Version20251125, mcp.Version20260728} {
 		t.Run(version, func(t *testing.T) { testStdioGoSDK(t, version) })
 	}

@@ -16,6 +16,9 @@ import (
 // tools, a call, progress, logging, sampling, elicitation and roots over
 // the pipe, then a close that the server answers by exiting on its own.
 func TestStdioTypeScriptSDK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the TypeScript SDK on Node; skipped with -short")
+	}
 	node := filepath.Join("conformance", "node_modules", ".bin", "node") // the pinned Node
 	if _, err := os.Stat(node); err != nil {
 		var lerr error

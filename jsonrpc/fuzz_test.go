@@ -152,8 +152,8 @@ func unambiguous(t *testing.T, body []byte) {
 // decodes it exactly as encoding/json decodes it into a Message.
 func plainAgrees(t *testing.T, body []byte) {
 	t.Helper()
-	got, ok := decodePlain(body)
-	if !ok {
+	got := new(Message)
+	if !decodePlain(body, got) {
 		return
 	}
 	var want Message
@@ -173,7 +173,7 @@ func TestDecodePlainAgreesWithEncodingJSON(t *testing.T) {
 		`{"jsonrpc":"2.0","id":1,"method":"é","params":[]}`, `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
 		` {"jsonrpc" : "1.0" , "id" : -1.5e3 , "method" : "" } `,
 	} {
-		if _, ok := decodePlain([]byte(body)); !ok {
+		if !decodePlain([]byte(body), new(Message)) {
 			t.Errorf("decodePlain refused plain message %s", body)
 		}
 		plainAgrees(t, []byte(body))
@@ -183,7 +183,7 @@ func TestDecodePlainAgreesWithEncodingJSON(t *testing.T) {
 		`{"jsonrpc":2,"id":1,"method":"a"}`, `{"jsonrpc":"2.0","id":1,"Method":"a"}`, `{"jsonrpc":"2.0","id":1,"method":"a"`,
 		`{"jsonrpc":"2.0","id":1,"method":"` + "\xff" + `"}`,
 	} {
-		if _, ok := decodePlain([]byte(body)); ok {
+		if decodePlain([]byte(body), new(Message)) {
 			t.Errorf("decodePlain took %s, which encoding/json must decode", body)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"hash/maphash"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/specter-mcp/specter/internal/jsonscan"
@@ -40,8 +42,8 @@ func Parse(body []byte) (msgs []*Message, batch bool, err error) {
 		}
 		msgs = make([]*Message, 0, len(raw))
 		for _, r := range raw {
-			m, e := decodeOne(r)
-			if e != nil {
+			m := new(Message)
+			if e := decodeOne(r, m); e != nil {
 				return nil, true, e
 			}
 			msgs = append(msgs, m)
@@ -51,35 +53,41 @@ func Parse(body []byte) (msgs []*Message, batch bool, err error) {
 		}
 		return msgs, true, nil
 	}
-	m, e := decodeOne(body)
-	if e != nil {
+	// One message and the slice that holds it, in one allocation.
+	one := new(struct {
+		m    Message
+		msgs [1]*Message
+	})
+	if e := decodeOne(body, &one.m); e != nil {
 		return nil, false, e
 	}
-	msgs = []*Message{m}
+	one.msgs[0] = &one.m
+	msgs = one.msgs[:]
 	if e := check(msgs, ambiguous); e != nil {
 		return nil, false, e
 	}
 	return msgs, false, nil
 }
 
-func decodeOne(b []byte) (*Message, *Error) {
+// decodeOne decodes one message into m.
+func decodeOne(b []byte, m *Message) *Error {
 	if len(b) == 0 || b[0] != '{' {
 		if !json.Valid(b) {
-			return nil, Errorf(CodeParseError, "parse error: invalid JSON")
+			return Errorf(CodeParseError, "parse error: invalid JSON")
 		}
-		return nil, Errorf(CodeInvalidRequest, "a JSON-RPC message must be an object")
+		return Errorf(CodeInvalidRequest, "a JSON-RPC message must be an object")
 	}
-	if m, ok := decodePlain(b); ok {
-		return m, nil
+	if decodePlain(b, m) {
+		return nil
 	}
-	m := new(Message)
+	*m = Message{}
 	if err := json.Unmarshal(b, m); err != nil {
 		if _, ok := err.(*json.SyntaxError); ok || !json.Valid(b) {
-			return nil, Errorf(CodeParseError, "parse error: %s", describe(err))
+			return Errorf(CodeParseError, "parse error: %s", describe(err))
 		}
-		return nil, Errorf(CodeInvalidRequest, "Invalid Request: %s", describe(err))
+		return Errorf(CodeInvalidRequest, "Invalid Request: %s", describe(err))
 	}
-	return m, nil
+	return nil
 }
 
 // decodePlain decodes a message the way encoding/json decodes it into a
@@ -88,13 +96,13 @@ func decodeOne(b []byte) (*Message, *Error) {
 // "error" (client error responses are rare). Anything else is left to
 // encoding/json (ok false), whose errors say what is wrong. What the
 // message keeps is copied, so that it never aliases the body.
-func decodePlain(b []byte) (m *Message, ok bool) {
+func decodePlain(b []byte, m *Message) (ok bool) {
 	if !jsonscan.Valid(b) {
-		return nil, false
+		return false
 	}
 	o, isObject := jsonscan.Members(b)
 	if !isObject {
-		return nil, false
+		return false
 	}
 	var version, method []byte
 	var id, params, result []byte
@@ -106,11 +114,11 @@ func decodePlain(b []byte) (m *Message, ok bool) {
 		switch string(key) {
 		case "jsonrpc":
 			if version = plainString(value); version == nil {
-				return nil, false
+				return false
 			}
 		case "method":
 			if method = plainString(value); method == nil {
-				return nil, false
+				return false
 			}
 		case "id":
 			id = value
@@ -120,17 +128,56 @@ func decodePlain(b []byte) (m *Message, ok bool) {
 			result = value
 		default:
 			if _, folds := foldsTo(key, envelope[:]); folds || string(key) == "error" {
-				return nil, false
+				return false
 			}
 		}
 	}
-	m = &Message{Method: string(method), ID: ID(clone(id)), Params: clone(params), Result: clone(result)}
+	*m = Message{Method: methodName(method), Result: clone(result)}
+	m.ID, m.Params = cloneIDParams(id, params)
 	if string(version) == Version {
 		m.JSONRPC = Version
 	} else {
 		m.JSONRPC = string(version)
 	}
-	return m, true
+	return true
+}
+
+// maxSharedParams is the size up to which params share one allocation
+// with the id. Larger ones get their own, so that an id kept while a
+// request runs never keeps large params alive with it.
+const maxSharedParams = 1 << 10
+
+// cloneIDParams copies a request's id and params: in one allocation when
+// the params are small.
+func cloneIDParams(id, params []byte) (ID, json.RawMessage) {
+	if id == nil || params == nil || len(params) > maxSharedParams {
+		return ID(clone(id)), clone(params)
+	}
+	b := make([]byte, 0, len(params)+len(id))
+	b = append(append(b, params...), id...)
+	return ID(b[len(params):]), b[:len(params):len(params)]
+}
+
+// methodNames caches the method names seen last, so that the common ones
+// cost no allocation per message. It is a fixed table: clients sending
+// many names only take turns in it.
+var (
+	methodNames    [64]atomic.Pointer[string]
+	methodNameSeed = maphash.MakeSeed()
+)
+
+// methodName returns name as a string, from methodNames when it is there.
+func methodName(name []byte) string {
+	if name == nil {
+		return ""
+	}
+	slot := &methodNames[maphash.Bytes(methodNameSeed, name)%uint64(len(methodNames))]
+	if s := slot.Load(); s != nil && *s == string(name) {
+		return *s
+	}
+	s := string(name)
+	slot.Store(&s)
+	return s
 }
 
 // clone copies b, keeping nil nil. Each member gets its own copy: an id

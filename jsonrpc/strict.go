@@ -82,21 +82,33 @@ func quoteKey(key []byte) string {
 // of its own. obj must be valid JSON, as Parse leaves a message's params;
 // anything but an object passes.
 func CheckMembers(obj json.RawMessage, names ...string) *Error {
+	_, e := CheckMembersFor(obj, "", names...)
+	return e
+}
+
+// CheckMembersFor is CheckMembers that also returns the value of the
+// member named member, if obj has it, from the same pass: a caller that
+// checks a nested object next need not look for it again.
+func CheckMembersFor(obj json.RawMessage, member string, names ...string) (json.RawMessage, *Error) {
 	o, ok := jsonscan.Members(obj)
 	if !ok {
-		return nil
+		return nil, nil
 	}
 	var seen jsonscan.Set
+	var found json.RawMessage
 	for {
-		key, _, ok := o.Next()
+		key, value, ok := o.Next()
 		if !ok {
-			return nil
+			return found, nil
 		}
 		if seen.Add(key) {
-			return Errorf(CodeInvalidParams, "Invalid params: member %s appears twice", quoteKey(key))
+			return nil, Errorf(CodeInvalidParams, "Invalid params: member %s appears twice", quoteKey(key))
 		}
 		if name, ok := foldsTo(key, names); ok {
-			return Errorf(CodeInvalidParams, "Invalid params: %s is not %q: member names are case-sensitive", quoteKey(key), name)
+			return nil, Errorf(CodeInvalidParams, "Invalid params: %s is not %q: member names are case-sensitive", quoteKey(key), name)
+		}
+		if member != "" && string(key) == member {
+			found = value
 		}
 	}
 }

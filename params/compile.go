@@ -90,6 +90,7 @@ func compileField(f Field, at string, top bool) (*node, *keywords, error) {
 	}
 	n.required = n.required || fr.required
 	n.check = fr.check
+	n.lengths = lengthRules(fr.check)
 	oneof, err := applyRules(kw, f.kind, fr.own) // validator enforces it
 	if err != nil {
 		return nil, nil, fail("Validate(%q): %v", f.rules, err)

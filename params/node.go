@@ -75,6 +75,7 @@ type node struct {
 	enum       []string         // allowed strings (strict mode)
 	check      string           // validator tags run on the value (strict mode)
 	pattern    *regexp.Regexp   // a string's Pattern
+	lengths    []lengthRule     // check, when it only bounds a string's length: run without validator
 	items      *node            // array items
 	fields     []*node          // object properties, in declaration order
 	names      map[string]*node // properties by name, when there are many
@@ -279,7 +280,11 @@ func (c *checker) value(n *node, v any) any {
 		}
 	}
 	if c.strict && n.check != "" {
-		if err := checkValue(v, n.check); err != nil {
+		if s, ok := v.(string); ok && n.lengths != nil {
+			if r := failedLength(n.lengths, s); r != nil {
+				c.errs = append(c.errs, fieldError(c.at(), r.tag, r.param, kindString))
+			}
+		} else if err := checkValue(v, n.check); err != nil {
 			c.errs = append(c.errs, ruleErrors(err, c.at())...)
 		}
 	}

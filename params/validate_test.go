@@ -433,3 +433,32 @@ func TestNilSchema(t *testing.T) {
 		t.Errorf("Validate = %v, %v", v, err)
 	}
 }
+
+// TestLengthRulesAgreeWithValidator: the length rules checked without
+// validator fail exactly where validator fails, with its rule and param.
+func TestLengthRulesAgreeWithValidator(t *testing.T) {
+	for _, tags := range []string{"min=1", "max=3", "len=2", "min=1,max=3", "max=3,min=2", "len=0", "min=0,max=0,len=1"} {
+		rules := lengthRules(tags)
+		if rules == nil {
+			t.Fatalf("%q was not read as length rules", tags)
+		}
+		for _, s := range []string{"", "a", "ab", "abc", "abcd", "éé", "日本語", "\xff\xfe"} {
+			got := failedLength(rules, s)
+			var want []FieldError
+			if err := checkValue(s, tags); err != nil {
+				want = ruleErrors(err, "x")
+			}
+			switch {
+			case got == nil && want != nil, got != nil && want == nil:
+				t.Errorf("%q on %q: native %v, validator %v", tags, s, got, want)
+			case got != nil && (fieldError("x", got.tag, got.param, kindString) != want[0] || len(want) != 1):
+				t.Errorf("%q on %q: native %+v, validator %+v", tags, s, fieldError("x", got.tag, got.param, kindString), want)
+			}
+		}
+	}
+	for _, tags := range []string{"", "min=1,email", "min=01", "min=-1", "min=0x10", "gte=1", "min=1, max=2", "min="} {
+		if lengthRules(tags) != nil {
+			t.Errorf("%q was read as length rules", tags)
+		}
+	}
+}

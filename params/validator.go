@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -155,4 +156,48 @@ func kindOfReflect(k reflect.Kind) kind {
 		return kindObject
 	}
 	return kindAny
+}
+
+// lengthRule is one of validator's min, max and len rules on a string,
+// which count runes: the commonest rules, checked without reflection.
+type lengthRule struct {
+	tag, param string
+	n          int
+}
+
+// lengthRules returns tags as length rules when it holds nothing else
+// (min=N, max=N or len=N, N in decimal), or nil.
+func lengthRules(tags string) []lengthRule {
+	if tags == "" {
+		return nil
+	}
+	var rules []lengthRule
+	for _, t := range strings.Split(tags, ",") {
+		tag, param, ok := strings.Cut(t, "=")
+		if !ok || (tag != "min" && tag != "max" && tag != "len") || param == "" || (len(param) > 1 && param[0] == '0') || len(param) > 9 {
+			return nil
+		}
+		n := 0
+		for _, d := range []byte(param) {
+			if d < '0' || d > '9' {
+				return nil
+			}
+			n = n*10 + int(d-'0')
+		}
+		rules = append(rules, lengthRule{tag: tag, param: param, n: n})
+	}
+	return rules
+}
+
+// failedLength returns the first rule s breaks, as validator, which stops
+// at the first, would report it; or nil.
+func failedLength(rules []lengthRule, s string) *lengthRule {
+	n := utf8.RuneCountInString(s)
+	for i := range rules {
+		r := &rules[i]
+		if (r.tag == "min" && n < r.n) || (r.tag == "max" && n > r.n) || (r.tag == "len" && n != r.n) {
+			return r
+		}
+	}
+	return nil
 }

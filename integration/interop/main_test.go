@@ -35,6 +35,9 @@ func ctx(t testing.TB) context.Context {
 // node is the pinned Node of the harness.
 func node(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the interop tests run real Node servers; skipped with -short")
+	}
 	p, err := filepath.Abs(filepath.Join("node_modules", ".bin", "node"))
 	if err == nil {
 		_, err = os.Stat(p)

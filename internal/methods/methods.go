@@ -103,8 +103,9 @@ func decode(params json.RawMessage, v any) error {
 // plainCallTool reads tools/call params as decode would, without
 // reflection, when they are an object whose "name" is a string or null and
 // whose members are spelled exactly; other params go to decode (ok false),
-// whose errors say what is wrong. What it returns aliases params.
-func plainCallTool(params json.RawMessage) (p mcp.CallToolParams, ok bool) {
+// whose errors say what is wrong. What it returns aliases params, and
+// its name is known (the request's envelope read it) when the two agree.
+func plainCallTool(params json.RawMessage, known string) (p mcp.CallToolParams, ok bool) {
 	o, isObject := jsonscan.Members(params)
 	if !isObject {
 		return p, false
@@ -118,6 +119,10 @@ func plainCallTool(params json.RawMessage) (p mcp.CallToolParams, ok bool) {
 		case "name":
 			if value[0] == 'n' {
 				continue // null leaves the name as it is
+			}
+			if len(value) == len(known)+2 && string(value[1:len(value)-1]) == known && bytes.IndexByte(value, '\\') < 0 {
+				p.Name = known // read already; no second copy
+				continue
 			}
 			if p.Name, ok = jsonscan.String(value); !ok {
 				return p, false
@@ -176,8 +181,20 @@ func listTools(s Server, params json.RawMessage) Outcome {
 	})
 }
 
+// ReadCallTool reads tools/call params for a caller that calls
+// Server.CallTool itself, as callTool would: ok false leaves them to the
+// method, whose errors say what is wrong. known is the name the request's
+// envelope read.
+func ReadCallTool(params json.RawMessage, known string) (name string, args json.RawMessage, ok bool) {
+	p, ok := plainCallTool(params, known)
+	if !ok || p.Name == "" {
+		return "", nil, false
+	}
+	return p.Name, p.Arguments, true
+}
+
 func callTool(s Server, params json.RawMessage) Outcome {
-	p, ok := plainCallTool(params)
+	p, ok := plainCallTool(params, s.EnvelopeName())
 	if !ok {
 		if err := decode(params, &p); err != nil {
 			return Failed(err)

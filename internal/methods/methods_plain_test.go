@@ -1,6 +1,7 @@
 package methods
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -24,7 +25,18 @@ func TestPlainCallToolAgreesWithDecode(t *testing.T) {
 
 func agree(t *testing.T, params []byte) {
 	t.Helper()
-	got, ok := plainCallTool(params)
+	if name, args, ok := ReadCallTool(params, ""); ok {
+		// Whoever calls CallTool itself calls it as callTool does.
+		s := &fakeServer{}
+		callTool(s, params)
+		if s.calledTool != name || !bytes.Equal(s.toolArgs, args) {
+			t.Fatalf("ReadCallTool(%s) = %q %s; callTool called %q %s", params, name, args, s.calledTool, s.toolArgs)
+		}
+	}
+	got, ok := plainCallTool(params, "")
+	if known, _ := plainCallTool(params, got.Name); !reflect.DeepEqual(known, got) {
+		t.Fatalf("plainCallTool(%s) with its name known = %+v; without: %+v", params, known, got)
+	}
 	if !ok {
 		return
 	}

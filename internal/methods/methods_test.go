@@ -52,7 +52,8 @@ type fakeServer struct {
 
 var _ Server = (*fakeServer)(nil)
 
-func (s *fakeServer) PageSize() int { return s.pageSize }
+func (s *fakeServer) PageSize() int        { return s.pageSize }
+func (s *fakeServer) EnvelopeName() string { return "" }
 func (s *fakeServer) SetLogLevel(l mcp.LoggingLevel) {
 	s.level, s.levelSet = l, true
 }

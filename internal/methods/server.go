@@ -14,6 +14,9 @@ type Server interface {
 	PageSize() int
 	// SetLogLevel records the level for logging/setLevel.
 	SetLogLevel(level mcp.LoggingLevel)
+	// EnvelopeName is the name or URI that ReadEnvelope read from the
+	// request's params, which a method reuses rather than copy it again.
+	EnvelopeName() string
 
 	Tools() []*mcp.Tool
 	CallTool(name string, args json.RawMessage) Outcome

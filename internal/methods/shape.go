@@ -13,12 +13,27 @@ import (
 	"github.com/specter-mcp/specter/mcp"
 )
 
+// textResult is a tool result of one text content.
+type textResult struct {
+	res     mcp.CallToolResult
+	content [1]mcp.Content
+	text    mcp.TextContent
+}
+
 // ToolResult wraps a reply as a tool result. A string becomes text content,
 // content values pass through, a result is copied (a handler may share
 // it between requests, and it is decorated per request), and any other
 // value is encoded as JSON text, and also as structuredContent when
 // structured is set and the JSON is an object. Content is never null.
 func ToolResult(v any, structured bool) (*mcp.CallToolResult, error) {
+	if s, ok := v.(string); ok {
+		// The commonest reply: the result, its content and the text in
+		// one allocation.
+		t := &textResult{text: mcp.TextContent{Type: "text", Text: s}}
+		t.content[0] = &t.text
+		t.res.Content = t.content[:]
+		return &t.res, nil
+	}
 	res := &mcp.CallToolResult{}
 	switch x := v.(type) {
 	case nil:

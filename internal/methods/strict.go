@@ -3,7 +3,6 @@ package methods
 import (
 	"encoding/json"
 
-	"github.com/specter-mcp/specter/internal/jsonscan"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
 )
@@ -24,17 +23,9 @@ var (
 // CheckParams checks a request's params and their _meta (see paramMembers)
 // before any decoder reads them. The error has CodeInvalidParams.
 func CheckParams(params json.RawMessage) *jsonrpc.Error {
-	if e := jsonrpc.CheckMembers(params, paramMembers...); e != nil {
+	meta, e := jsonrpc.CheckMembersFor(params, "_meta", paramMembers...)
+	if e != nil || meta == nil {
 		return e
 	}
-	o, _ := jsonscan.Members(params)
-	for {
-		key, value, ok := o.Next()
-		if !ok {
-			return nil
-		}
-		if string(key) == "_meta" {
-			return jsonrpc.CheckMembers(value, metaMembers...)
-		}
-	}
+	return jsonrpc.CheckMembers(meta, metaMembers...)
 }

@@ -65,9 +65,9 @@ func (s *Session) Begin(id jsonrpc.ID, cancel context.CancelFunc) bool {
 		return false
 	}
 	if s.inflight == nil {
-		s.inflight = map[string]*inflight{}
+		s.inflight = map[string]inflight{}
 	}
-	s.inflight[key] = &inflight{cancel: cancel}
+	s.inflight[key] = inflight{cancel: cancel}
 	s.busy.Add(1)
 	return true
 }
@@ -181,16 +181,18 @@ func (s *Session) Unclaim(msgs []*jsonrpc.Message) {
 // Cancel cancels a request running here (notifications/cancelled) and
 // reports whether it was found.
 func (s *Session) Cancel(id jsonrpc.ID) bool {
+	key := id.Key()
 	s.mu.Lock()
-	f := s.inflight[id.Key()]
-	if f != nil {
+	f, ok := s.inflight[key]
+	if ok {
 		f.cancelled = true
+		s.inflight[key] = f
 	}
 	s.mu.Unlock()
-	if f != nil {
+	if ok {
 		f.cancel()
 	}
-	return f != nil
+	return ok
 }
 
 // Await registers a server->client request id and returns where its

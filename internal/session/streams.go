@@ -13,7 +13,7 @@ import (
 // awaiting answers to pending requests, of a JSON-RPC batch or not.
 func (s *Session) NewStream(pending int, batch bool) *stream.Stream {
 	o := s.t.cfg.Streams.New(stream.Options{Session: s.id, ID: s.t.uniqueID("p"),
-		Priming: mcp.SupportsPriming(s.version), Pending: pending, Batch: batch, Orphaned: s.DropStream})
+		Priming: mcp.SupportsPriming(s.version), Pending: pending, Batch: batch, Orphaned: s.drop})
 	s.mu.Lock()
 	if !s.ended {
 		if s.streams == nil {

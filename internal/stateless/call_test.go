@@ -5,6 +5,7 @@ import (
 	"errors"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -113,8 +114,8 @@ func TestDecorate(t *testing.T) {
 	shared := mcp.Meta{"k": "v"}
 	res := &mcp.ListToolsResult{}
 	res.Meta = shared
-	base := Decorate(res, server, "tools/list")
-	if base == nil || res.ResultType != mcp.ResultComplete || res.Meta[mcp.MetaServerInfo].(mcp.Implementation).Name != "s" || res.Meta["k"] != "v" {
+	base, appendInfo := Decorate(res, server, "tools/list")
+	if base == nil || appendInfo || res.ResultType != mcp.ResultComplete || res.Meta[mcp.MetaServerInfo].(mcp.Implementation).Name != "s" || res.Meta["k"] != "v" {
 		t.Fatalf("Decorate: %+v", res.ResultBase)
 	}
 	if _, leaked := shared[mcp.MetaServerInfo]; leaked {
@@ -128,16 +129,36 @@ func TestDecorate(t *testing.T) {
 	if *res.TTLMs != 0 || res.CacheScope != mcp.CachePrivate {
 		t.Errorf("Cache private: %d %q", *res.TTLMs, res.CacheScope)
 	}
-	if Decorate(&mcp.CallToolResult{}, server, "tools/call") != nil {
-		t.Error("a tools/call result asks for caching hints")
+	call := &mcp.CallToolResult{}
+	if base, appendInfo := Decorate(call, server, "tools/call"); base != nil || !appendInfo || call.Meta != nil {
+		t.Errorf("a tools/call result without _meta: hints %v, appendInfo %v, _meta %v", base, appendInfo, call.Meta)
 	}
 	ir := &mcp.InputRequiredResult{}
 	ir.ResultType = mcp.ResultInputRequired
-	if Decorate(ir, server, "resources/read") != nil || ir.ResultType != mcp.ResultInputRequired {
+	if base, _ := Decorate(ir, server, "resources/read"); base != nil || ir.ResultType != mcp.ResultInputRequired {
 		t.Error("an input_required result asks for caching hints")
 	}
-	if Decorate("not a result", server, "tools/list") != nil {
+	if base, appendInfo := Decorate("not a result", server, "tools/list"); base != nil || appendInfo {
 		t.Error("a value that is no result was decorated")
+	}
+}
+
+// TestAppendInfo: the server's identity appended to an encoded result
+// reads as the one encoding/json writes from a _meta map.
+func TestAppendInfo(t *testing.T) {
+	server := mcp.Implementation{Name: "s", Version: "1", Title: "<S>"}
+	for _, res := range []any{&mcp.CallToolResult{Content: []mcp.Content{mcp.Text("hi")}}, &mcp.ListPromptsResult{}, &mcp.ResultBase{}} {
+		body, err := json.Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.(interface{ Base() *mcp.ResultBase }).Base().Meta = mcp.Meta{mcp.MetaServerInfo: server}
+		want, _ := json.Marshal(res)
+		got := AppendInfo(body, InfoMeta(server))
+		var g, w any
+		if json.Unmarshal(got, &g) != nil || json.Unmarshal(want, &w) != nil || !reflect.DeepEqual(g, w) {
+			t.Errorf("AppendInfo: %s, want %s", got, want)
+		}
 	}
 }
 

@@ -19,6 +19,31 @@ import (
 // paramFields are the members of Params, in its order.
 var paramFields = [...]string{"name", "uri", "arguments", "_meta", "inputResponses", "requestState", "taskId"}
 
+// implementationFields are the string members of mcp.Implementation, in
+// its order; icons are left to encoding/json.
+var implementationFields = [...]string{"name", "title", "version", "description", "websiteUrl", "icons"}
+
+// plainImplementation decodes a plain clientInfo; false leaves it to
+// encoding/json.
+func plainImplementation(v []byte, impl *mcp.Implementation) bool {
+	return members(v, implementationFields[:], func(i int, v []byte) bool {
+		var ok bool
+		switch i {
+		case 0:
+			impl.Name, ok = plainString(v)
+		case 1:
+			impl.Title, ok = plainString(v)
+		case 2:
+			impl.Version, ok = plainString(v)
+		case 3:
+			impl.Description, ok = plainString(v)
+		case 4:
+			impl.WebsiteURL, ok = plainString(v)
+		}
+		return ok
+	})
+}
+
 // metaFields are the members of mcp.RequestMeta, in its order.
 var metaFields = [...]string{mcp.MetaProtocolVersion, mcp.MetaClientInfo, mcp.MetaClientCapabilities, mcp.MetaLogLevel, "progressToken"}
 
@@ -135,7 +160,10 @@ func parseMetaPlain(raw []byte) (*mcp.RequestMeta, bool) {
 		case 1:
 			if ok = len(v) > 0 && v[0] == '{'; ok {
 				meta.ClientInfo = new(mcp.Implementation)
-				ok = json.Unmarshal(v, meta.ClientInfo) == nil
+				if ok = plainImplementation(v, meta.ClientInfo); !ok {
+					*meta.ClientInfo = mcp.Implementation{}
+					ok = json.Unmarshal(v, meta.ClientInfo) == nil
+				}
 			}
 		case 2:
 			if ok = len(v) > 0 && v[0] == '{'; ok {

@@ -23,6 +23,9 @@ var plainSeeds = []string{
 	`{"_meta":{"io.modelcontextprotocol/protocolVersion":5,"io.modelcontextprotocol/clientCapabilities":{}}}`,
 	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}`,
 	`{"_meta":[]}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","title":"C","version":"1","description":"d","websiteUrl":"https://c.example","icons":[{"src":"https://c.example/i.png"}]}}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","NAME":"d","version":null,"x":1}}}`,
+	`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":2}}}`,
 }
 
 // checkPlainAgrees fails when the plain path accepts params or a _meta

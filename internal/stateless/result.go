@@ -1,7 +1,9 @@
 package stateless
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -18,28 +20,58 @@ var cacheable = map[string]bool{
 
 // Decorate adds what the 2026-07-28 revision puts on every result of
 // method: the result type (complete unless set) and the server's
-// identity, in a copy of the result's _meta, since a handler may share
-// its map. It returns the result's base when the result needs caching
-// hints (see Cache), and nil otherwise, as for a value that is no result.
-func Decorate(result any, server mcp.Implementation, method string) *mcp.ResultBase {
+// identity. A result with a _meta of its own gets the identity in a copy
+// of it, since a handler may share its map; for one without, which is
+// nearly every result, Decorate reports appendInfo, and the encoded
+// result gets the identity from AppendInfo, without a map. It returns the
+// result's base when the result needs caching hints (see Cache), and nil
+// otherwise, as for a value that is no result.
+func Decorate(result any, server mcp.Implementation, method string) (cache *mcp.ResultBase, appendInfo bool) {
 	b, ok := result.(interface{ Base() *mcp.ResultBase })
 	if !ok {
-		return nil
+		return nil, false
 	}
 	base := b.Base()
 	if base.ResultType == "" {
 		base.ResultType = mcp.ResultComplete
 	}
-	meta := make(mcp.Meta, len(base.Meta)+1)
-	for k, v := range base.Meta {
-		meta[k] = v
+	if len(base.Meta) == 0 {
+		appendInfo = true
+	} else {
+		meta := make(mcp.Meta, len(base.Meta)+1)
+		for k, v := range base.Meta {
+			meta[k] = v
+		}
+		meta[mcp.MetaServerInfo] = server
+		base.Meta = meta
 	}
-	meta[mcp.MetaServerInfo] = server
-	base.Meta = meta
 	if base.ResultType != mcp.ResultComplete || !cacheable[method] {
-		return nil
+		return nil, appendInfo
 	}
-	return base
+	return base, appendInfo
+}
+
+// InfoMeta returns the _meta member that carries the server's identity,
+// encoded once, for AppendInfo.
+func InfoMeta(server mcp.Implementation) []byte {
+	info, err := json.Marshal(server)
+	if err != nil {
+		panic(fmt.Sprintf("stateless: encode the server's identity: %v", err)) // strings and icons always encode
+	}
+	return append(append([]byte(`"_meta":{"`+mcp.MetaServerInfo+`":`), info...), '}')
+}
+
+// AppendInfo gives an encoded result object without a _meta the _meta
+// info (from InfoMeta), in place: it appends to result, whose spare
+// capacity the caller owns.
+func AppendInfo(result, info []byte) []byte {
+	empty := len(bytes.TrimSpace(result[1:len(result)-1])) == 0
+	result = result[:len(result)-1]
+	if !empty {
+		result = append(result, ',')
+	}
+	result = append(result, info...)
+	return append(result, '}')
 }
 
 // Cache sets a result's caching hints: how long it may be cached, and by

@@ -25,10 +25,19 @@ func (s *Stream) AttachPOST(w http.ResponseWriter) (gen uint64) {
 // (an array if batch) if nothing was streamed. It reports whether the
 // stream was delivered whole, so nothing needs keeping: call Drop.
 func (s *Stream) Await(w http.ResponseWriter, req *http.Request, gen uint64, batch bool) (delivered bool) {
-	select {
-	case <-s.done:
-	case <-req.Context().Done():
-	case <-s.kick:
+	s.mu.Lock()
+	answered := s.complete
+	var done, kick <-chan struct{}
+	if !answered {
+		done, kick = s.waitOn()
+	}
+	s.mu.Unlock()
+	if !answered {
+		select {
+		case <-done:
+		case <-req.Context().Done():
+		case <-kick:
+		}
 	}
 	if evs, status, ok := s.takeJSON(gen); ok {
 		writeJSON(w, status, evs, batch)
@@ -51,9 +60,7 @@ func (s *Stream) takeJSON(gen uint64) ([]event, int, bool) {
 	}
 	s.mode = modeJSON
 	s.rw = nil
-	if s.timer != nil {
-		s.timer.Stop()
-	}
+	s.stopKeepAlive()
 	evs := s.events
 	s.events = nil
 	return evs, s.status, true
@@ -101,11 +108,11 @@ func (s *Stream) Serve(w http.ResponseWriter, req *http.Request, after uint64, r
 		}
 	}
 	defer release()
-	gen := s.attachStream(w, after)
+	gen, done, kick := s.attachStream(w, after)
 	select {
-	case <-s.done:
+	case <-done:
 	case <-req.Context().Done():
-	case <-s.kick:
+	case <-kick:
 	}
 	return s.detach(gen) && !s.opts.Standalone
 }
@@ -143,8 +150,9 @@ func (s *Stream) attachHijacked(w *sse.Writer, after uint64, release func()) {
 }
 
 // attachStream attaches a GET connection as an event stream, replaying
-// events after seq. It replaces a connection already attached.
-func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64) {
+// events after seq, and returns what the connection waits on. It replaces
+// a connection already attached.
+func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64, done, kick <-chan struct{}) {
 	s.mu.Lock()
 	if s.w != nil || s.rw != nil {
 		s.dropWriter()
@@ -152,6 +160,7 @@ func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64) 
 		s.signal()
 	}
 	// Drain a stale kick so this connection is not dropped at once.
+	done, kick = s.waitOn()
 	select {
 	case <-s.kick:
 	default:
@@ -165,7 +174,7 @@ func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64) 
 	s.flushKept()
 	s.mu.Unlock()
 	s.armKeepAlive()
-	return gen
+	return gen, done, kick
 }
 
 // detach lets go of connection generation gen, if it is still attached,
@@ -183,8 +192,6 @@ func (s *Stream) detach(gen uint64) (delivered bool) {
 	}
 	s.dropWriter()
 	s.rw = nil
-	if s.timer != nil {
-		s.timer.Stop()
-	}
+	s.stopKeepAlive()
 	return delivered
 }

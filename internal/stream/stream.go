@@ -71,10 +71,13 @@ type Stream struct {
 	opts    Options
 	status  int         // HTTP status of a plain JSON answer; 0 means 200
 	headers http.Header // headers of a plain JSON answer
+	// done and kick are made when a connection first waits on them: an
+	// answer given at once needs neither (see waitOn).
 	done    chan struct{}
 	kick    chan struct{} // asks the attached connection to let go (CloseConn, replaced, failed)
 	mu      sync.Mutex
-	events  []event // messages of an undecided answer, not yet persisted
+	events  []event  // messages of an undecided answer, not yet persisted
+	first   [1]event // events' first backing store: most answers are one message
 	seq     uint64
 	timeout time.Duration       // write timeout of the message being appended
 	rw      http.ResponseWriter // attached connection, before it is an event stream
@@ -83,20 +86,21 @@ type Stream struct {
 	release func()              // runs once when a hijacked connection ends
 	pending int                 // requests still to be answered
 	sent    uint64              // last seq written to a connection
-	timer   *time.Timer         // keep-alive
+	timer   *keepAliveTimer     // keep-alive
 	// The flags last, together, so that the struct carries no padding.
 	mode     mode
 	ids      bool // events carry ids and are kept for resumption (session era)
 	buffered bool // the backplane holds a buffer for this stream
 	reserved bool // a connection is about to attach (Reserve)
+	kicked   bool // a kick came before anyone waited for one
 	orphan   bool // the POST connection left before the answer was decided
 	complete bool
 }
 
 // New returns a stream of this node.
 func (n *Node) New(o Options) *Stream {
-	s := &Stream{n: n, opts: o, ids: o.Session != "", pending: o.Pending,
-		done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	s := &Stream{n: n, opts: o, ids: o.Session != "", pending: o.Pending}
+	s.events = s.first[:0]
 	if o.Standalone {
 		// A GET or listen stream is an event stream whenever a client
 		// attaches; what arrives before that is buffered (or, with no
@@ -110,7 +114,38 @@ func (n *Node) New(o Options) *Stream {
 func (s *Stream) ID() string { return s.opts.ID }
 
 // Done is closed when the stream is complete or stopped.
-func (s *Stream) Done() <-chan struct{} { return s.done }
+func (s *Stream) Done() <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.doneChan()
+}
+
+// closed is the Done of a stream that completed before anyone asked.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// doneChan returns done, making it on first use. Called with s.mu held.
+func (s *Stream) doneChan() chan struct{} {
+	if s.done == nil {
+		if s.complete {
+			return closed
+		}
+		s.done = make(chan struct{})
+	}
+	return s.done
+}
+
+// waitOn returns what a connection waits on: done and kick, made on first
+// use, with a kick that came before kept in kick. Called with s.mu held.
+func (s *Stream) waitOn() (done, kick <-chan struct{}) {
+	if s.kick == nil {
+		s.kick = make(chan struct{}, 1)
+		if s.kicked {
+			s.kick <- struct{}{}
+		}
+	}
+	s.kicked = false
+	return s.doneChan(), s.kick
+}
 
 // SetStatus sets the HTTP status of a plain JSON answer (a refusal decided
 // before anything was streamed). Default 200. A batch's answer stays 200:
@@ -222,7 +257,9 @@ func (s *Stream) append(data []byte, response bool, timeout time.Duration) (orph
 // Called with s.mu held.
 func (s *Stream) finish() bool {
 	s.complete = true
-	close(s.done)
+	if s.done != nil {
+		close(s.done)
+	}
 	return s.orphan
 }
 
@@ -352,7 +389,12 @@ func (s *Stream) dropWriter() {
 	}
 }
 
+// signal kicks the connection attached. Called with s.mu held.
 func (s *Stream) signal() {
+	if s.kick == nil {
+		s.kicked = true
+		return
+	}
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -409,9 +451,9 @@ func (s *Stream) armKeepAlive() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.timer == nil {
-		s.timer = time.AfterFunc(d, s.keepAlive)
+		s.timer = armKeepAlive(s, d)
 	} else {
-		s.timer.Reset(d)
+		s.timer.t.Reset(d)
 	}
 }
 
@@ -435,7 +477,9 @@ func (s *Stream) keepAlive() {
 		s.signal()
 		return
 	}
-	s.timer.Reset(s.n.cfg.KeepAlive)
+	if s.timer != nil {
+		s.timer.t.Reset(s.n.cfg.KeepAlive)
+	}
 }
 
 // Stop ends a stream that is no longer used: its timer stops, its
@@ -443,12 +487,12 @@ func (s *Stream) keepAlive() {
 func (s *Stream) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.timer != nil {
-		s.timer.Stop()
-	}
+	s.stopKeepAlive()
 	if !s.complete {
 		s.complete = true
-		close(s.done)
+		if s.done != nil {
+			close(s.done)
+		}
 	}
 	s.dropWriter()
 	s.signal()

@@ -154,3 +154,17 @@ func TestAskEndsWithItsContext(t *testing.T) {
 		t.Errorf("the question stayed: %+v", v.InputRequests)
 	}
 }
+
+// TestStopMarksBeforeCancelling: work that ends the moment it is
+// cancelled (its Finish racing Stop) leaves the task cancelled, not
+// failed or completed.
+func TestStopMarksBeforeCancelling(t *testing.T) {
+	var tk *Task
+	tk = New("alice", time.Minute, func() {
+		tk.Finish(nil, jsonrpc.Errorf(jsonrpc.CodeInternalError, "context canceled"), false)
+	})
+	tk.Stop()
+	if s := tk.State().View(true).Status; s != Cancelled {
+		t.Errorf("status %q after Stop, want %q", s, Cancelled)
+	}
+}

@@ -49,6 +49,9 @@ type process struct {
 // fails the test when redis-server is missing.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("redistest: the tests on a real redis-server are skipped with -short")
+	}
 	bin := os.Getenv("REDIS_SERVER")
 	if bin == "" {
 		var err error
