@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -71,12 +72,20 @@ func (n *Node) DropLater(session, stream string) {
 	})
 }
 
-// Exists reports whether the backplane buffers a stream of session.
-func (n *Node) Exists(ctx context.Context, session, stream string) bool {
+// Exists reports whether the backplane buffers a stream of session. An
+// error means the backplane did not answer, which says nothing of the
+// stream: the client should retry, not be told it names no stream.
+func (n *Node) Exists(ctx context.Context, session, stream string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	_, _, err := n.cfg.Backplane.Events(ctx, session, stream, ^uint64(0))
-	return err == nil
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, backplane.ErrNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("stream %s of session %s: %w", stream, session, err)
 }
 
 // tailPoll is how often a remote tail looks for new events even without a
@@ -92,7 +101,6 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 	wake := n.wakes.add(key)
 	defer n.wakes.remove(key, wake)
 	sw := sse.NewWriter(w, http.StatusOK)
-	first := true
 	ticker := time.NewTicker(tailPoll)
 	defer ticker.Stop()
 	keepAlive := time.NewTicker(max(n.cfg.KeepAlive, time.Second))
@@ -104,10 +112,11 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 		if err != nil {
 			return
 		}
-		if lost && first {
+		if lost {
+			// Events after `after` were dropped: on the first read, before
+			// the client came back; later, while it was following.
 			_ = sw.Send(sse.Event{Data: n.lostNotice()})
 		}
-		first = false
 		for _, ev := range evs {
 			if len(ev.Data) > 0 {
 				_ = sw.SetWriteDeadline(time.Now().Add(n.cfg.WriteTimeout))

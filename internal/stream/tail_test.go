@@ -60,7 +60,7 @@ func TestTailFollowsAStreamAnotherNodeProduces(t *testing.T) {
 	s.Await(rec, req, gen, false)
 
 	// The client resumes on node b, which follows what a appends.
-	if !b.Exists(t.Context(), "s1", "p1") {
+	if ok, err := b.Exists(t.Context(), "s1", "p1"); !ok || err != nil {
 		t.Fatal("node b does not see the stream")
 	}
 	following := make(chan struct{})
@@ -76,5 +76,23 @@ func TestTailFollowsAStreamAnotherNodeProduces(t *testing.T) {
 	expect(t, er, "p1_2 "+notif, "p1_3 "+resp1)
 	if _, err := er.Next(); err != io.EOF {
 		t.Fatalf("after the last event: %v, want the end of the stream", err)
+	}
+}
+
+// TestExistsTellsAnOutageFromAbsence: a stream the backplane cannot be
+// asked about is an error, which the router answers 503 "retry", not
+// "absent", which it answers 400 "names no stream".
+func TestExistsTellsAnOutageFromAbsence(t *testing.T) {
+	redis := redistest.Start(t)
+	n, bp := redisNode(t, redis.URL)
+	if err := bp.CreateSession(t.Context(), &backplane.Session{ID: "s1"}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := n.Exists(t.Context(), "s1", "nope"); ok || err != nil {
+		t.Fatalf("absent stream: %v %v", ok, err)
+	}
+	redis.Stop()
+	if ok, err := n.Exists(t.Context(), "s1", "nope"); ok || err == nil {
+		t.Fatalf("Redis down: %v %v, want an error", ok, err)
 	}
 }
