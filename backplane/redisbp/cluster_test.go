@@ -2,7 +2,11 @@ package redisbp
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,7 +67,7 @@ func TestNewURLForms(t *testing.T) {
 			if tc.url[len(tc.url)-2:] == "5s" {
 				wantRead = 5 * time.Second
 			}
-			if tc.kind != "cluster" || o.Protocol != 2 || o.MaxRetries != MaxRetries || o.ReadTimeout != wantRead || !o.ContextTimeoutEnabled {
+			if tc.kind != "cluster" || o.Protocol != 2 || o.MaxRetries != ClusterMaxRetries || o.ReadTimeout != wantRead || !o.ContextTimeoutEnabled {
 				t.Errorf("%s: cluster client with %+v", tc.url, o)
 			}
 		default:
@@ -78,5 +82,133 @@ func TestNewURLForms(t *testing.T) {
 		if _, err := New(context.Background(), bad); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
+	}
+}
+
+// sessionKeysOnCluster returns every key of session sid on the Cluster's
+// masters with its TTL, whatever the layout.
+func sessionKeysOnCluster(t *testing.T, b *Backplane, sid string) map[string]time.Duration {
+	t.Helper()
+	ctx := context.Background()
+	cc := b.client.(*redis.ClusterClient)
+	var mu sync.Mutex
+	keys := map[string]time.Duration{}
+	err := cc.ForEachMaster(ctx, func(ctx context.Context, m *redis.Client) error {
+		iter := m.Scan(ctx, 0, b.prefix+":{"+sid+"}:*", 100).Iterator()
+		for iter.Next(ctx) {
+			ttl, err := m.PTTL(ctx, iter.Val()).Result()
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			keys[iter.Val()] = ttl
+			mu.Unlock()
+		}
+		return iter.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
+}
+
+// TestSlotMigrationKeepsSessionsWhole migrates the slot of a busy
+// session a key at a time while it appends, reads, is touched and is
+// deleted: every script names the keys it touches, so none acts on a key
+// that moved as if it were absent. Every event arrives once and in order,
+// every key gets the last TTL, and a delete leaves no key behind.
+func TestSlotMigrationKeepsSessionsWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 6-node Redis Cluster")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	c := redistest.StartCluster(t)
+	b := newNode(t, c.URL)
+
+	busy := func(sid string) {
+		if err := b.CreateSession(ctx, &backplane.Session{ID: sid}, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range []string{"a", "b", "c"} {
+			if err := b.Append(ctx, sid, st, backplane.Event{Seq: 1, Data: []byte("x")}, 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	busy("mig")
+	mig := c.Migrate(t, b.keys("mig").session())
+	// The session is busy on another goroutine while the keys move.
+	var seq atomic.Uint64
+	seq.Store(1)
+	moved := make(chan struct{})
+	failed := make(chan error, 1)
+	go func() {
+		defer close(failed)
+		for step := 0; ; step++ {
+			select {
+			case <-moved:
+				return
+			default:
+			}
+			n := seq.Load() + 1
+			if err := b.Append(ctx, "mig", "a", backplane.Event{Seq: n, Data: []byte("x")}, 0); err != nil {
+				failed <- fmt.Errorf("step %d: append: %w", step, err)
+				return
+			}
+			seq.Store(n)
+			if _, _, err := b.Admit(ctx, "mig", time.Duration(10+step)*time.Hour, []string{"r" + strconv.Itoa(step)}, nil); err != nil {
+				failed <- fmt.Errorf("step %d: admit: %w", step, err)
+				return
+			}
+		}
+	}()
+	for mig.Move(t) {
+	}
+	mig.Finish(t)
+	close(moved)
+	if err := <-failed; err != nil {
+		t.Fatal(err)
+	}
+	if seq.Load() < 3 {
+		t.Fatalf("only %d appends while the slot migrated", seq.Load())
+	}
+	evs, lost, err := b.Events(ctx, "mig", "a", 0)
+	if err != nil || lost || uint64(len(evs)) != seq.Load() {
+		t.Fatalf("after the migration: %d events (want %d), lost=%v, %v", len(evs), seq.Load(), lost, err)
+	}
+	for i, ev := range evs {
+		if ev.Seq != uint64(i+1) {
+			t.Fatalf("event %d has seq %d", i, ev.Seq)
+		}
+	}
+	keys := sessionKeysOnCluster(t, b, "mig")
+	var last time.Duration
+	for _, ttl := range keys {
+		last = max(last, ttl)
+	}
+	for k, ttl := range keys {
+		if ttl < last-time.Minute {
+			t.Errorf("%s: TTL %v, want the last touch's, about %v", k, ttl, last)
+		}
+	}
+
+	busy("gone")
+	mig = c.Migrate(t, b.keys("gone").session())
+	mig.Move(t)
+	deleted := make(chan error, 1)
+	go func() {
+		ok, err := b.DeleteSession(ctx, "gone")
+		if err == nil && !ok {
+			err = errors.New("the session was not there")
+		}
+		deleted <- err
+	}()
+	mig.Finish(t)
+	if err := <-deleted; err != nil {
+		t.Fatalf("delete while migrating: %v", err)
+	}
+	if keys := sessionKeysOnCluster(t, b, "gone"); len(keys) != 0 {
+		t.Errorf("keys left after delete: %v", keys)
 	}
 }

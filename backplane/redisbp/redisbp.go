@@ -3,20 +3,23 @@
 // and messages.
 //
 // All keys of a session carry the session id as a hash tag, so a Redis
-// Cluster keeps them on one slot and the Lua scripts that change them
-// together stay atomic. The layout, for the default prefix "specter":
+// Cluster keeps them on one slot, and a session has a fixed set of keys
+// whatever its streams, so that the Lua scripts that change them
+// together name every key they touch in KEYS and stay atomic, also while
+// the slot migrates. The layout, for the default prefix "specter":
 //
-//	specter:{<sid>}:session          hash: id, version, principal, client,
-//	                                 capabilities, logLevel, subscriptions,
-//	                                 topics, created, and "data:<key>" per
-//	                                 data key
-//	specter:{<sid>}:streams          set: names of the session's streams
-//	specter:{<sid>}:stream:<name>    list: the buffered events, JSON
-//	specter:{<sid>}:meta:<name>      hash: size (bytes of event data held),
-//	                                 lost (Seq last dropped), max (highest
-//	                                 Seq appended), unordered (set once a
-//	                                 Seq came lower than max)
-//	specter:claim:<key>              string: a claim, with its TTL
+//	specter:{<sid>}:session   hash: id, version, principal, client,
+//	                          capabilities, logLevel, subscriptions,
+//	                          topics, created, and "data:<key>" per data key
+//	specter:{<sid>}:requests  hash: the request ids claimed in the session
+//	specter:{<sid>}:events    sorted set: every stream's buffered events,
+//	                          "<stream>\x00<n>\x00<event JSON>", in the
+//	                          order appended
+//	specter:{<sid>}:meta      hash: per stream, "z:<stream>" (bytes of
+//	                          event data held), "n:" (events appended), "l:"
+//	                          (Seq last dropped), "m:" (highest Seq
+//	                          appended), "u:" (a Seq came lower than m)
+//	specter:claim:<key>       string: a claim, with its TTL
 //
 // Stream keys expire with their session. Messages travel on one Pub/Sub
 // channel, "specter:bus" by default. Pub/Sub delivers at most once:
@@ -59,6 +62,13 @@ const (
 	MaxRetries   = 1
 )
 
+// ClusterMaxRetries is MaxRetries for a Cluster client: a Cluster answers
+// TRYAGAIN to a script while its session's slot migrates and its keys
+// are split between two nodes, and MOVED or a refused connection while a
+// replica takes over a master, each for a moment the retries (with
+// go-redis's backoff, 8 to 512 ms) wait out, within the call's deadline.
+const ClusterMaxRetries = 6
+
 // Backplane is a backplane.Backplane on Redis. It is safe for concurrent
 // use.
 type Backplane struct {
@@ -98,7 +108,8 @@ func Channel(c string) Option { return func(o *options) { o.channel = c } }
 //     for the query parameters);
 //   - a Redis Cluster: redis://[user:password@]host:port?addr=host2:port2&addr=host3:port3,
 //     any of its nodes, at least one addr parameter (for a single seed,
-//     repeat it: ?addr=host:port); see redis.ParseClusterURL;
+//     repeat it: ?addr=host:port); see redis.ParseClusterURL. Its
+//     client retries ClusterMaxRetries times;
 //   - a Redis managed by Sentinel: redis://[user:password@]sentinel:26379?master_name=mymaster&addr=sentinel2:26379,
 //     the Sentinels' addresses (user and password are the Sentinels'; the
 //     Redis's are the username and password parameters), with the name
@@ -175,6 +186,9 @@ func newClient(rawURL string) (redis.UniversalClient, string, error) {
 		opt, err := redis.ParseClusterURL(rawURL)
 		if err != nil {
 			return nil, "", fmt.Errorf("redisbp: invalid Cluster URL: %w", redactURLError(err))
+		}
+		if opt.MaxRetries == 0 {
+			opt.MaxRetries = ClusterMaxRetries
 		}
 		clientSettings{&opt.DialTimeout, &opt.ReadTimeout, &opt.WriteTimeout,
 			&opt.MaxRetries, &opt.DialerRetries, &opt.Protocol, &opt.ContextTimeoutEnabled}.apply()

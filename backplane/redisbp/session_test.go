@@ -79,7 +79,7 @@ func TestTTL(t *testing.T) {
 	pttls := func() []time.Duration {
 		t.Helper()
 		var d []time.Duration
-		for _, key := range []string{k.session(), k.streams(), k.stream("st"), k.meta("st")} {
+		for _, key := range []string{k.session(), k.events(), k.meta()} {
 			ttl, err := b.client.PTTL(ctx, key).Result()
 			if err != nil {
 				t.Fatal(err)

@@ -240,3 +240,90 @@ func splitAddr(addr string) (host, port string) {
 	i := strings.LastIndexByte(addr, ':')
 	return addr[:i], addr[i+1:]
 }
+
+// Migration is a live migration of one slot from its master to another,
+// as redis-cli --cluster reshard does it, a key at a time, so that a test
+// can act between the steps.
+type Migration struct {
+	c        *Cluster
+	slot     string
+	from, to *Server
+	fromID   string
+	toID     string
+}
+
+// Migrate starts moving the slot of key to another master: the target
+// imports it, the source marks it migrating. Move then moves its keys,
+// and Finish hands the slot over.
+func (c *Cluster) Migrate(t testing.TB, key string) *Migration {
+	t.Helper()
+	from := c.MasterOf(t, key)
+	var to *Server
+	for _, m := range c.Masters(t) {
+		if m != from {
+			to = m
+			break
+		}
+	}
+	m := &Migration{c: c, from: from, to: to, fromID: c.id(t, from), toID: c.id(t, to)}
+	out, err := c.Command(from, "CLUSTER", "KEYSLOT", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.slot = strings.TrimSpace(out)
+	c.must(t, to, "CLUSTER", "SETSLOT", m.slot, "IMPORTING", m.fromID)
+	c.must(t, from, "CLUSTER", "SETSLOT", m.slot, "MIGRATING", m.toID)
+	return m
+}
+
+// Move moves one key of the slot that is still on the source, and
+// reports whether there was one.
+func (m *Migration) Move(t testing.TB) bool {
+	t.Helper()
+	out, err := m.c.Command(m.from, "CLUSTER", "GETKEYSINSLOT", m.slot, "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := strings.TrimSpace(out)
+	if key == "" {
+		return false
+	}
+	host, port := splitAddr(m.to.Addr)
+	m.c.must(t, m.from, "MIGRATE", host, port, "", "0", "5000", "KEYS", key)
+	return true
+}
+
+// Finish moves the keys left and gives the slot to the target on every
+// master.
+func (m *Migration) Finish(t testing.TB) {
+	t.Helper()
+	for m.Move(t) {
+	}
+	for _, s := range []*Server{m.to, m.from} {
+		m.c.must(t, s, "CLUSTER", "SETSLOT", m.slot, "NODE", m.toID)
+	}
+	for _, s := range m.c.Masters(t) {
+		if s != m.to && s != m.from {
+			m.c.must(t, s, "CLUSTER", "SETSLOT", m.slot, "NODE", m.toID)
+		}
+	}
+}
+
+// id returns the Cluster node id of s.
+func (c *Cluster) id(t testing.TB, s *Server) string {
+	t.Helper()
+	out, err := c.Command(s, "CLUSTER", "MYID")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(out)
+}
+
+// must runs a command on s that must answer OK.
+func (c *Cluster) must(t testing.TB, s *Server, args ...string) {
+	t.Helper()
+	out, err := c.Command(s, args...)
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(out), "OK") {
+		t.Fatalf("redistest: %s on %s: %q %v", strings.Join(args, " "), s.Addr, out, err)
+	}
+}
