@@ -24,7 +24,10 @@ type Config struct {
 	Context func() (context.Context, context.CancelFunc)
 	// Publish sends a message to every node.
 	Publish func(*backplane.Message)
-	Log     zerolog.Logger
+	// Listed reports whether owner's tasks are ever listed (tasks/list);
+	// the backplane keeps no index of the others. Nil: all are.
+	Listed func(owner string) bool
+	Log    zerolog.Logger
 }
 
 // Table holds the tasks whose work runs on this node until their TTL runs
@@ -43,15 +46,9 @@ func NewTable(cfg Config) *Table { return &Table{cfg: cfg, m: map[string]*Task{}
 // the answer that names it leaves. changed, if not nil, runs after every
 // later change of t, on this node. It fails when the backplane does.
 func (tt *Table) Add(t *Task, changed func(*State)) error {
-	saving := sync.Mutex{} // a later state is never overwritten by an earlier one
+	sv := &saver{tt: tt, t: t}
 	t.changed = func(t *Task) {
-		saving.Lock()
-		s := t.State()
-		err := tt.save(t.Owner, s)
-		saving.Unlock()
-		if err != nil {
-			tt.cfg.Log.Warn().Err(err).Str("task", t.ID).Msg("mcp task: the backplane did not take a change")
-		}
+		s := sv.save()
 		if changed != nil {
 			changed(s)
 		}
@@ -71,6 +68,57 @@ func (tt *Table) Add(t *Task, changed func(*State)) error {
 	return nil
 }
 
+// Retries of a change the backplane did not take: the first after
+// saveRetry, each later one twice as late, at most maxSaveRetry apart.
+const (
+	saveRetry    = 250 * time.Millisecond
+	maxSaveRetry = 5 * time.Second
+)
+
+// saver writes the changes of a task whose work runs here, in order, and
+// keeps trying the latest one while the backplane does not take it, so
+// that other nodes do not see a task working forever that ended here
+// during an outage.
+type saver struct {
+	tt *Table
+	t  *Task
+
+	mu       sync.Mutex // a later state is never overwritten by an earlier one
+	retrying bool       // a retry is scheduled
+}
+
+// save writes t's state now, or schedules retries, and returns it.
+func (sv *saver) save() *State {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	s := sv.t.State()
+	if err := sv.tt.save(sv.t.Owner, s); err != nil {
+		sv.tt.cfg.Log.Warn().Err(err).Str("task", sv.t.ID).Msg("mcp task: the backplane did not take a change; retrying")
+		sv.retryLocked(saveRetry)
+	}
+	return s
+}
+
+func (sv *saver) retryLocked(delay time.Duration) {
+	if sv.retrying {
+		return
+	}
+	sv.retrying = true
+	time.AfterFunc(delay, func() {
+		sv.mu.Lock()
+		defer sv.mu.Unlock()
+		sv.retrying = false
+		if sv.tt.local(sv.t.ID) == nil {
+			return // its TTL ran out: nobody can read it any more
+		}
+		if err := sv.tt.save(sv.t.Owner, sv.t.State()); err != nil {
+			sv.retryLocked(min(2*delay, maxSaveRetry))
+			return
+		}
+		sv.tt.cfg.Log.Info().Str("task", sv.t.ID).Msg("mcp task: the backplane took the change on a retry")
+	})
+}
+
 // save writes s to the backplane, final once it is terminal.
 func (tt *Table) save(owner string, s *State) error {
 	raw, err := json.Marshal(s)
@@ -79,8 +127,9 @@ func (tt *Table) save(owner string, s *State) error {
 	}
 	ctx, cancel := tt.cfg.Context()
 	defer cancel()
+	unlisted := tt.cfg.Listed != nil && !tt.cfg.Listed(owner)
 	_, err = tt.cfg.Backplane.PutTask(ctx, &backplane.Task{ID: s.ID, Owner: owner, Final: Terminal(s.Status),
-		Expires: s.Created.Add(s.TTL), Data: raw})
+		Unlisted: unlisted, Expires: s.Created.Add(s.TTL), Data: raw})
 	return err
 }
 
