@@ -113,11 +113,15 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 			return
 		}
 		if lost {
-			// Events after `after` were dropped: on the first read, before
-			// the client came back; later, while it was following.
-			_ = sw.Send(sse.Event{Data: n.lostNotice()})
+			// On the first read, for what was dropped before the client
+			// came back; later, for what was dropped while it followed.
+			_ = sw.Send(sse.Event{Data: n.lostNotice(dropped)})
 		}
 		for _, ev := range evs {
+			if ev.Seq != after+1 && !lost {
+				_ = sw.Send(sse.Event{Data: n.lostNotice(missing)})
+			}
+			lost = false
 			if len(ev.Data) > 0 {
 				_ = sw.SetWriteDeadline(time.Now().Add(n.cfg.WriteTimeout))
 				if err := sw.Send(sse.Event{ID: eventID(stream, ev.Seq), Data: ev.Data}); err != nil {
@@ -145,13 +149,28 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 	}
 }
 
-// lostNotice tells a resuming client that its stream's buffer overflowed
-// and the oldest messages are gone, rather than leaving a silent gap.
-func (n *Node) lostNotice() []byte {
-	p, _ := json.Marshal(&mcp.LoggingMessageParams{Level: mcp.LevelError, Logger: "specter",
-		Data: fmt.Sprintf("messages of this stream were dropped: they exceeded the session's buffer of %d bytes; the answer may be incomplete", n.cfg.BufferBytes)})
+// lostNotice tells a resuming client that messages of its stream are
+// gone, and why, rather than leaving a silent gap.
+func (n *Node) lostNotice(why loss) []byte {
+	text := "messages of this stream were lost: the session storage did not take them; the answer may be incomplete"
+	if why == dropped {
+		text = fmt.Sprintf("messages of this stream were dropped: they exceeded the session's buffer of %d bytes; the answer may be incomplete", n.cfg.BufferBytes)
+	}
+	p, _ := json.Marshal(&mcp.LoggingMessageParams{Level: mcp.LevelError, Logger: "specter", Data: text})
 	return jsonrpc.AppendRequest(nil, nil, mcp.NotificationMessage, p)
 }
+
+// loss is why messages of a stream are missing.
+type loss uint8
+
+const (
+	// dropped to keep the buffer within its limit
+	dropped loss = iota
+	// missing from the sequence of a stream (whose events are numbered
+	// without holes): the backplane did not take them while their
+	// producer went on
+	missing
+)
 
 func eventID(stream string, seq uint64) string { return stream + "_" + strconv.FormatUint(seq, 10) }
 

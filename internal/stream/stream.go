@@ -300,9 +300,13 @@ func (s *Stream) replay(after uint64) {
 		return
 	}
 	if lost {
-		s.writeRaw(sse.Event{Data: s.n.lostNotice()})
+		s.writeRaw(sse.Event{Data: s.n.lostNotice(dropped)})
 	}
 	for _, ev := range evs {
+		if ev.Seq != after+1 && !lost {
+			s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
+		}
+		lost, after = false, ev.Seq
 		if len(ev.Data) > 0 {
 			s.write(event{seq: ev.Seq, data: ev.Data})
 		}
