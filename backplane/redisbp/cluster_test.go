@@ -212,3 +212,55 @@ func TestSlotMigrationKeepsSessionsWhole(t *testing.T) {
 		t.Errorf("keys left after delete: %v", keys)
 	}
 }
+
+// TestClusterMessagesKeepOrder: 3 nodes each publish 40 messages of one
+// session on a Redis Cluster, and a fourth node receives each node's in
+// the order published.
+func TestClusterMessagesKeepOrder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 6-node Redis Cluster")
+	}
+	t.Parallel()
+	c := redistest.StartCluster(t)
+	const each = 40
+	got := make(chan *backplane.Message, 3*each)
+	sub := newNode(t, c.URL)
+	stop, err := sub.Subscribe(func(m *backplane.Message) {
+		if m.Session == "s1" {
+			got <- m
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	var wg sync.WaitGroup
+	for p := range 3 {
+		pub := newNode(t, c.URL)
+		wg.Go(func() {
+			for i := range each {
+				m := &backplane.Message{Kind: backplane.KindNotify, Session: "s1", Method: strconv.Itoa(p), Data: []byte(strconv.Itoa(i))}
+				if err := pub.Publish(context.Background(), m); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	next := make([]int, 3)
+	for range 3 * each {
+		var m *backplane.Message
+		select {
+		case m = <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("messages missing: got %v of %d per publisher", next, each)
+		}
+		p, _ := strconv.Atoi(m.Method)
+		i, _ := strconv.Atoi(string(m.Data))
+		if i != next[p] {
+			t.Fatalf("publisher %d: message %d arrived when %d was next", p, i, next[p])
+		}
+		next[p]++
+	}
+}

@@ -22,7 +22,9 @@
 //	specter:claim:<key>       string: a claim, with its TTL
 //
 // Stream keys expire with their session. Messages travel on one Pub/Sub
-// channel, "specter:bus" by default. Pub/Sub delivers at most once:
+// channel, "specter:bus" by default; on a Cluster, on Shards sharded
+// channels "specter:bus:{<n>}", a session's always on the same one, so
+// that they keep their order. Pub/Sub delivers at most once:
 // messages published while a node is disconnected from Redis do not reach
 // it, which the router tolerates because events are in the buffers and
 // wake-ups are only hints.
