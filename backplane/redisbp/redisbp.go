@@ -79,6 +79,7 @@ type Backplane struct {
 	prefix    string
 	channel   string
 	admits    batch // Admit's script calls, pipelined under load
+	touches   touches
 
 	mu     sync.Mutex
 	subs   map[*subscription]struct{}

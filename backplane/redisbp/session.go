@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -82,10 +83,10 @@ end
 `
 
 // admitScript is Admit: it deletes request keys, and, for a session that
-// exists, touches it, claims request keys and returns the session hash
-// with what it claimed; nil for no session.
-// KEYS: all. ARGV: ttl ms (0: none), number of claims, the claims, the
-// releases.
+// exists, touches it (unless ttl is -1), claims request keys and returns
+// the session hash with what it claimed; nil for no session.
+// KEYS: all. ARGV: ttl ms (0: none, -1: leave it), number of claims, the
+// claims, the releases.
 var admitScript = redis.NewScript(luaTouch + `
 local n = tonumber(ARGV[2])
 if #ARGV > 2 + n then
@@ -99,7 +100,10 @@ local got = {}
 for i = 1, n do
 	got[i] = redis.call('HSETNX', KEYS[2], ARGV[2 + i], 1)
 end
-touch(tonumber(ARGV[1]))
+local ttl = tonumber(ARGV[1])
+if ttl >= 0 then
+	touch(ttl)
+end
 return {h, got}
 `)
 
@@ -238,13 +242,67 @@ func (b *Backplane) TouchSession(ctx context.Context, id string, ttl time.Durati
 	return nil
 }
 
-// Admit implements backplane.Backplane in one script, one round trip.
+// touchEvery is how often Admit extends the life of a busy session: once
+// per session per second at most (or per tenth of its TTL, if shorter),
+// from one node, rather than on every request, which saves Redis four
+// commands per call. A session may so expire up to that much before its
+// TTL after its last request.
+const touchEvery = time.Second
+
+// touches remembers when this node last extended the life of each
+// session, for Admit.
+type touches struct {
+	mu    sync.Mutex
+	last  map[string]time.Time
+	sweep int // sweep the map when it reaches this size
+}
+
+// due reports whether the life of id, whose TTL is ttl, is to be
+// extended now, and notes it.
+func (t *touches) due(id string, ttl time.Duration, now time.Time) bool {
+	every := touchEvery
+	if ttl > 0 {
+		every = min(every, ttl/10)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if last, ok := t.last[id]; ok && now.Sub(last) < every {
+		return false
+	}
+	if t.last == nil {
+		t.last = map[string]time.Time{}
+	}
+	if len(t.last) >= t.sweep {
+		for k, last := range t.last {
+			if now.Sub(last) >= touchEvery {
+				delete(t.last, k)
+			}
+		}
+		t.sweep = max(1024, 2*len(t.last))
+	}
+	t.last[id] = now
+	return true
+}
+
+// forget makes the next Admit of id extend its life.
+func (t *touches) forget(id string) {
+	t.mu.Lock()
+	delete(t.last, id)
+	t.mu.Unlock()
+}
+
+// Admit implements backplane.Backplane in one script, one round trip. It
+// extends the session's life at most every touchEvery from this node.
 // Request keys live in the session's hash of requests, on the session's
 // Cluster slot, and expire and go with the session.
 func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
 	k := b.keys(id)
 	args := make([]any, 0, 2+len(claims)+len(release))
-	args = append(args, millis(ttl), len(claims))
+	touch := int64(-1)
+	if b.touches.due(id, ttl, time.Now()) {
+		touch = millis(ttl)
+	}
+	args = append(args, touch, len(claims))
 	for _, c := range claims {
 		args = append(args, c)
 	}
@@ -253,9 +311,11 @@ func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, cla
 	}
 	reply, err := b.admits.run(ctx, b.client, k.all(), args...)
 	if errors.Is(err, redis.Nil) {
+		b.touches.forget(id)
 		return nil, nil, backplane.ErrNotFound
 	}
 	if err != nil {
+		b.touches.forget(id) // it may not have happened
 		return nil, nil, fmt.Errorf("redisbp: admit: %w", err)
 	}
 	rec, got, err := decodeAdmit(reply, len(claims))
@@ -339,6 +399,7 @@ func fieldValue(field string, value json.RawMessage) ([]byte, error) {
 // concurrent callers exactly one sees true.
 func (b *Backplane) DeleteSession(ctx context.Context, id string) (bool, error) {
 	k := b.keys(id)
+	b.touches.forget(id)
 	n, err := deleteScript.Run(ctx, b.client, k.all()).Int()
 	if err != nil {
 		return false, fmt.Errorf("redisbp: delete session: %w", err)
