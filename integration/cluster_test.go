@@ -207,6 +207,9 @@ func TestClusterDropAndResumeAnywhere(t *testing.T) {
 	}
 }
 
+// errLost is a stream's notice that some of its messages are gone.
+var errLost = errors.New("the stream reported lost messages")
+
 // dropAndResume calls count on a random node, reads a random number of
 // events, drops the connection, and resumes on random nodes (dropping
 // again at random) until the answer arrives. It returns the numbers seen.
@@ -238,6 +241,8 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 				return false, err
 			}
 			switch {
+			case m.Method == "notifications/message" && strings.Contains(string(m.Params), "messages of this stream were"):
+				return false, errLost // told, not silent
 			case m.Method == "notifications/count":
 				var p struct{ N int }
 				_ = json.Unmarshal(m.Params, &p)

@@ -43,6 +43,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -74,12 +75,14 @@ const ClusterMaxRetries = 6
 // Backplane is a backplane.Backplane on Redis. It is safe for concurrent
 // use.
 type Backplane struct {
-	client    redis.UniversalClient
-	ownClient bool // New created client, so Close closes it
-	prefix    string
-	channel   string
-	admits    batch // Admit's script calls, pipelined under load
-	touches   touches
+	client     redis.UniversalClient
+	ownClient  bool // New created client, so Close closes it
+	prefix     string
+	channel    string
+	admits     batch // Admit's script calls, pipelined under load
+	touches    touches
+	reloaded   atomic.Int64   // unix ns of the last reload of a Cluster's slots
+	background sync.WaitGroup // reloads under way, which Close waits for
 
 	mu     sync.Mutex
 	subs   map[*subscription]struct{}
@@ -250,6 +253,7 @@ func (b *Backplane) Close() error {
 	for s := range subs {
 		s.stop()
 	}
+	b.background.Wait()
 	if b.ownClient {
 		if err := b.client.Close(); err != nil {
 			return fmt.Errorf("redisbp: close: %w", err)

@@ -316,6 +316,7 @@ func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, cla
 	}
 	if err != nil {
 		b.touches.forget(id) // it may not have happened
+		b.failed(err)
 		return nil, nil, fmt.Errorf("redisbp: admit: %w", err)
 	}
 	rec, got, err := decodeAdmit(reply, len(claims))

@@ -159,6 +159,7 @@ func (b *Backplane) Append(ctx context.Context, session, stream string, ev backp
 	keys := []string{k.session(), k.events(), k.meta()}
 	n, err := appendScript.Run(ctx, b.client, keys, stream, js, strconv.FormatUint(ev.Seq, 10), len(ev.Data), limit).Int()
 	if err != nil {
+		b.failed(err)
 		return fmt.Errorf("redisbp: append: %w", err)
 	}
 	if n == 0 {
@@ -176,6 +177,7 @@ func (b *Backplane) Events(ctx context.Context, session, stream string, after ui
 		return nil, false, backplane.ErrNotFound
 	}
 	if err != nil {
+		b.failed(err)
 		return nil, false, fmt.Errorf("redisbp: events: %w", err)
 	}
 	lost, err := strconv.ParseUint(r[0], 10, 64)

@@ -70,7 +70,7 @@ func StartCluster(t testing.TB) *Cluster {
 
 // waitReady polls every running node until each says cluster_state:ok
 // and sees three masters that serve slots, so that a client finds one
-// slot map wherever it asks.
+// slot map wherever it asks, and every replica is in sync.
 func (c *Cluster) waitReady(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(clusterTimeout)
@@ -86,6 +86,13 @@ func (c *Cluster) waitReady(t testing.TB) {
 				break
 			}
 			if len(c.mastersSeenBy(s)) != 3 {
+				ready = false
+				break
+			}
+			// A replica that never synced with its master cannot take
+			// over from it.
+			repl, err := c.Command(s, "INFO", "replication")
+			if err != nil || strings.Contains(repl, "role:slave") && !strings.Contains(repl, "master_link_status:up") {
 				ready = false
 				break
 			}
@@ -218,6 +225,15 @@ func (c *Cluster) Failover(t testing.TB, m *Server) *Server {
 		}
 		time.Sleep(50 * time.Millisecond) // polling a process, not synchronizing goroutines
 	}
+}
+
+// Rejoin restarts node s, which keeps its place in the Cluster (a master
+// that failed comes back as a replica), and waits until the Cluster
+// settled again.
+func (c *Cluster) Rejoin(t testing.TB, s *Server) {
+	t.Helper()
+	s.Restart(t)
+	c.waitReady(t)
 }
 
 // Running reports whether the server runs.
