@@ -84,6 +84,14 @@ func start(t testing.TB, extra []string) *Server {
 	return s
 }
 
+// StartPersistent is Start with an append-only file synced on every
+// write, so that Restart brings back what the server held when it was
+// killed.
+func StartPersistent(t testing.TB) *Server {
+	t.Helper()
+	return start(t, []string{"--appendonly", "yes", "--appendfsync", "always"})
+}
+
 // Stop kills the server, as a crash would. Stopping a stopped server
 // does nothing.
 func (s *Server) Stop() {
