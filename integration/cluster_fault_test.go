@@ -110,3 +110,18 @@ func TestRedisKillUnderLoad(t *testing.T) {
 		}
 	})
 }
+
+// TestClusterSlotMigrationUnderLoad moves the slot of a busy session to
+// another master, a key at a time, as a live resharding does, while its
+// clients stream.
+func TestClusterSlotMigrationUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 6-node Redis Cluster; skipped with -short")
+	}
+	c := redistest.StartCluster(t)
+	nodes := newCluster(t, c.URL, 2, streamer)
+	base := join(t, nodes[0])
+	if underLoad(t, base, nodes, func() { c.Migrate(t, "{"+base.SessionID+"}").Finish(t) }) == 0 {
+		t.Error("no call completed after the migration")
+	}
+}
