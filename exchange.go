@@ -735,6 +735,11 @@ func (x *exchange) owner() string {
 	return "a:" + host{x.r}.Holder(x.c)
 }
 
+// listedOwner reports whether owner's tasks are ever listed: a session's
+// are (tasks/list of 2025-11-25); a principal's are not, as the 2026-07-28
+// wire has no tasks/list.
+func listedOwner(owner string) bool { return strings.HasPrefix(owner, "s:") }
+
 // startTask runs a tool's work as a task and answers with the task; a
 // session's tasks end with it.
 func (x *exchange) startTask(d *declaration, res Result) methods.Outcome {

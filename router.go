@@ -339,7 +339,8 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 				r.onTerminate(reason, &Session{s: s})
 			}
 		}})
-	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish, Log: r.log, Limits: r.cfg.taskLimits})
+	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish,
+		Listed: listedOwner, Log: r.log, Limits: r.cfg.taskLimits})
 	r.stopSub = session.Subscribe(r.bp, r.onMessage, r.log)
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
 		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Quotas: r.quotas, MaxSubscriptions: max(r.cfg.maxSubs, 0), Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,

@@ -72,7 +72,8 @@ type Backplane interface {
 	PutTask(ctx context.Context, t *Task) (bool, error)
 	// LoadTask returns a task's record, or ErrNotFound once it expired.
 	LoadTask(ctx context.Context, id string) (*Task, error)
-	// ListTasks returns the live tasks of owner, in the order they expire.
+	// ListTasks returns the live tasks of owner that are not Unlisted, in
+	// the order they expire.
 	ListTasks(ctx context.Context, owner string) ([]*Task, error)
 
 	// Admit readies a session for its owner's requests in one step, so
@@ -159,11 +160,16 @@ type Event struct {
 // Task is a task (MCP tasks) as the nodes share it: who may see it, when
 // it goes, and the router's state of it in Data.
 type Task struct {
-	ID      string          `json:"id"`
-	Owner   string          `json:"owner"`
-	Final   bool            `json:"final,omitempty"` // it ended: nothing replaces it
-	Expires time.Time       `json:"expires"`
-	Data    json.RawMessage `json:"data"`
+	ID    string `json:"id"`
+	Owner string `json:"owner"`
+	Final bool   `json:"final,omitempty"` // it ended: nothing replaces it
+	// Unlisted: nobody lists the owner's tasks (the 2026-07-28 wire has
+	// no tasks/list), so the backplane keeps no index of them: many
+	// anonymous callers share an owner, and their index would be one hot
+	// key.
+	Unlisted bool            `json:"unlisted,omitempty"`
+	Expires  time.Time       `json:"expires"`
+	Data     json.RawMessage `json:"data"`
 }
 
 // Message kinds.

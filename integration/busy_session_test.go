@@ -31,7 +31,7 @@ func TestBusySessionOutlivesItsTimeout(t *testing.T) {
 			return []*node{{r: r, srv: srv, url: srv.URL}}
 		}},
 		{"redis", func(t *testing.T) []*node {
-			return newCluster(t, redistest.Start(t), 1, nil, specter.SessionTimeout(timeout))
+			return newCluster(t, redistest.Start(t).URL, 1, nil, specter.SessionTimeout(timeout))
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -32,7 +32,7 @@ func TestClusterEventReachesSessionOnAnotherNode(t *testing.T) {
 		_ = s.Store("last_order", order.ID)
 		_ = s.Notify(mcp.NotificationResourceUpdated, map[string]string{"uri": "app://orders/" + order.ID})
 	})
-	nodes := newCluster(t, redis, 2, func(r *specter.Router) {
+	nodes := newCluster(t, redis.URL, 2, func(r *specter.Router) {
 		r.Tool("follow", func(p specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 			if err := c.Session().Subscribe(p.String("topic")); err != nil {
 				return specter.Error(err)
@@ -83,7 +83,7 @@ func TestClusterEventReachesSessionOnAnotherNode(t *testing.T) {
 func TestClusterSubscribeHooks(t *testing.T) {
 	redis := redistest.Start(t)
 	watching := make(chan string, 8)
-	nodes := newCluster(t, redis, 2, nil,
+	nodes := newCluster(t, redis.URL, 2, nil,
 		specter.OnSubscribe(func(c *specter.Context, uri string, _ specter.Params) error {
 			if uri == "test://static-binary" {
 				return errors.New("binary resources cannot be watched")
@@ -129,7 +129,7 @@ func TestClusterTimeLimitAndDisconnect(t *testing.T) {
 	stopped := make(chan error, 1)
 	dropped := make(chan string, 1)
 	release := make(chan struct{})
-	nodes := newCluster(t, redis, 2, func(r *specter.Router) {
+	nodes := newCluster(t, redis.URL, 2, func(r *specter.Router) {
 		r.Tool("stuck", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 			return specter.NoReply(func(s *specter.Stream) specter.Result {
 				<-s.Done()
@@ -174,7 +174,7 @@ func TestClusterTimeLimitAndDisconnect(t *testing.T) {
 func TestClusterLostSessionEndsWithError(t *testing.T) {
 	redis := redistest.Start(t)
 	ended := make(chan string, 4)
-	nodes := newCluster(t, redis, 2, nil, specter.OnTerminate(func(reason string, _ *specter.Session) { ended <- reason }))
+	nodes := newCluster(t, redis.URL, 2, nil, specter.OnTerminate(func(reason string, _ *specter.Session) { ended <- reason }))
 	a := join(t, nodes[0])
 	b := on(t, a, nodes[1])
 	if resp, err := b.Call(ctx(t), "ping", nil); err != nil || resp.Error != nil {

@@ -62,7 +62,7 @@ func pollUntil(t *testing.T, c *mcptest.StatelessClient, id, status string) *tas
 func TestClusterTasksOnAnyNode(t *testing.T) {
 	redis := redistest.Start(t)
 	stopped := make(chan struct{}, 1)
-	nodes := newCluster(t, redis, 2, func(r *specter.Router) {
+	nodes := newCluster(t, redis.URL, 2, func(r *specter.Router) {
 		r.Tool("watch", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 			return specter.NoReply(func(s *specter.Stream) specter.Result {
 				<-s.Done()
@@ -105,7 +105,7 @@ func TestClusterTasksOnAnyNode(t *testing.T) {
 // listed and cancelled through node B.
 func TestClusterSessionTasksOnAnyNode(t *testing.T) {
 	redis := redistest.Start(t)
-	nodes := newCluster(t, redis, 2, nil)
+	nodes := newCluster(t, redis.URL, 2, nil)
 	a := join(t, nodes[0])
 	b := on(t, a, nodes[1])
 

@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -32,14 +34,14 @@ type node struct {
 
 var clusterPrefix atomic.Int64
 
-// newCluster starts n fixture nodes on one real Redis. extra declares
-// more on every node.
-func newCluster(t *testing.T, redis *redistest.Server, n int, extra func(*specter.Router), opts ...specter.RouterOption) []*node {
+// newCluster starts n fixture nodes on the Redis (or Redis Cluster) at
+// redisURL. extra declares more on every node.
+func newCluster(t *testing.T, redisURL string, n int, extra func(*specter.Router), opts ...specter.RouterOption) []*node {
 	t.Helper()
 	prefix := fmt.Sprintf("t%d", clusterPrefix.Add(1))
 	nodes := make([]*node, n)
 	for i := range nodes {
-		bp, err := redisbp.New(context.Background(), redis.URL, redisbp.Prefix(prefix))
+		bp, err := redisbp.New(context.Background(), redisURL, redisbp.Prefix(prefix))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +87,7 @@ func on(t *testing.T, base *mcptest.Client, n *node) *mcptest.Client {
 
 func TestClusterSessionMovesBetweenNodes(t *testing.T) {
 	redis := redistest.Start(t)
-	nodes := newCluster(t, redis, 2, nil)
+	nodes := newCluster(t, redis.URL, 2, nil)
 	a := join(t, nodes[0])
 	b := on(t, a, nodes[1])
 	if res, _, err := b.CallTool(ctx(t), "test_simple_text", nil); err != nil || res.IsError {
@@ -108,7 +110,7 @@ func TestClusterSessionMovesBetweenNodes(t *testing.T) {
 
 func TestClusterResumeOnAnotherNode(t *testing.T) {
 	redis := redistest.Start(t)
-	nodes := newCluster(t, redis, 2, nil)
+	nodes := newCluster(t, redis.URL, 2, nil)
 	a := join(t, nodes[0])
 	resp, err := a.Call(ctx(t), "tools/call", map[string]any{"name": "test_reconnection"})
 	if !errors.Is(err, mcptest.ErrStreamEnded) {
@@ -128,7 +130,7 @@ func TestClusterResumeOnAnotherNode(t *testing.T) {
 
 func TestClusterNotificationsAndAnswersCrossNodes(t *testing.T) {
 	redis := redistest.Start(t)
-	nodes := newCluster(t, redis, 2, nil)
+	nodes := newCluster(t, redis.URL, 2, nil)
 	a := mcptest.NewClient(nodes[0].url)
 	a.HTTP = nodes[0].srv.Client()
 	a.Capabilities = mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapability{}}
@@ -186,7 +188,7 @@ func streamer(r *specter.Router) {
 // random node: every event arrives exactly once, in order.
 func TestClusterDropAndResumeAnywhere(t *testing.T) {
 	redis := redistest.Start(t)
-	nodes := newCluster(t, redis, 2, streamer)
+	nodes := newCluster(t, redis.URL, 2, streamer)
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := join(t, nodes[0])
 	for run := range 200 {
@@ -204,6 +206,9 @@ func TestClusterDropAndResumeAnywhere(t *testing.T) {
 		}
 	}
 }
+
+// errLost is a stream's notice that some of its messages are gone.
+var errLost = errors.New("the stream reported lost messages")
 
 // dropAndResume calls count on a random node, reads a random number of
 // events, drops the connection, and resumes on random nodes (dropping
@@ -236,6 +241,8 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 				return false, err
 			}
 			switch {
+			case m.Method == "notifications/message" && strings.Contains(string(m.Params), "messages of this stream were"):
+				return false, errLost // told, not silent
 			case m.Method == "notifications/count":
 				var p struct{ N int }
 				_ = json.Unmarshal(m.Params, &p)
@@ -281,7 +288,7 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 // clear errors, nothing panics, and service comes back by itself.
 func TestClusterSurvivesRedisOutage(t *testing.T) {
 	redis := redistest.Start(t)
-	nodes := newCluster(t, redis, 2, nil)
+	nodes := newCluster(t, redis.URL, 2, nil)
 	c := join(t, nodes[0])
 	redis.Stop()
 	resp, err := c.Call(ctx(t), "tools/list", nil)
@@ -313,4 +320,33 @@ func TestClusterSurvivesRedisOutage(t *testing.T) {
 	if resp, _ := c.Call(ctx(t), "ping", nil); resp.Status != http.StatusNotFound {
 		t.Errorf("a session lost with Redis: HTTP %d, want 404", resp.Status)
 	}
+}
+
+// roundRobin starts a reverse proxy that sends each request to the next
+// of nodes in turn, as a load balancer without stickiness does, and
+// returns its base URL.
+func roundRobin(t *testing.T, nodes []*node) string {
+	t.Helper()
+	targets := make([]*url.URL, len(nodes))
+	for i, n := range nodes {
+		u, err := url.Parse(n.srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		targets[i] = u
+	}
+	var next atomic.Uint64
+	proxy := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(targets[(next.Add(1)-1)%uint64(len(targets))])
+			r.Out.Host = r.In.Host // the client's Host, for the nodes' DNS-rebinding check
+		},
+		FlushInterval: -1, // SSE: pass every event on at once
+	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(func() {
+		srv.CloseClientConnections()
+		srv.Close()
+	})
+	return srv.URL
 }

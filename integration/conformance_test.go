@@ -48,6 +48,23 @@ func TestConformanceRedis(t *testing.T) {
 	})
 }
 
+// TestConformanceCluster runs the session scenarios against three
+// fixture nodes on a 6-node Redis Cluster (3 masters, 3 replicas), behind
+// a reverse proxy that sends each request to the next node in turn, with
+// no stickiness: every request of a session may land on another node.
+func TestConformanceCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 6-node Redis Cluster; skipped with -short")
+	}
+	c := redistest.StartCluster(t)
+	nodes := newCluster(t, c.URL, 3, nil)
+	runConformanceAt(t, roundRobin(t, nodes)+"/mcp", []conformanceRun{
+		{"requirements-2025-11-25", []string{"--requirements", "2025-11-25"}},
+		{"server-sse-polling", []string{"--scenario", "server-sse-polling"}},
+		{"server-session-lifecycle", []string{"--scenario", "server-session-lifecycle"}},
+	})
+}
+
 type conformanceRun struct {
 	name string
 	args []string
@@ -104,8 +121,11 @@ func runConformance(t *testing.T, r *specter.Router, runs []conformanceRun) {
 		_ = r.Shutdown(ctx)
 		srv.Close()
 	})
-	url := srv.URL + "/mcp"
+	runConformanceAt(t, srv.URL+"/mcp", runs)
+}
 
+// runConformanceAt runs the suite against the MCP endpoint at url.
+func runConformanceAt(t *testing.T, url string, runs []conformanceRun) {
 	for _, run := range runs {
 		t.Run(run.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)

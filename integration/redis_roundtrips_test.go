@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -152,5 +153,73 @@ func TestRedisNotificationReadsNoSessionRecord(t *testing.T) {
 		if c == "hgetall" {
 			t.Errorf("delivering the notification read the session record: %v", cmds)
 		}
+	}
+}
+
+// commandsExecuted returns the commands Redis at addr executed since the
+// last CONFIG RESETSTAT, per INFO commandstats, scripts' inner commands
+// included, less INFO and CONFIG themselves.
+func commandsExecuted(t *testing.T, c *redis.Client) int {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, line := range strings.Split(info, "\n") {
+		name, rest, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" || strings.HasPrefix(name, "cmdstat_config") {
+			continue
+		}
+		var calls int
+		if _, err := fmt.Sscanf(rest, "calls=%d", &calls); err == nil {
+			total += calls
+		}
+	}
+	return total
+}
+
+// TestRedisCommandsPerCall pins what a session-era tools/call costs Redis
+// in steady state, counted by Redis itself (INFO commandstats, the
+// commands inside scripts included): at most 4, the script and, inside
+// it, the session read, the claim of the request id and the release of
+// the last one; the session's life is extended once a second.
+func TestRedisCommandsPerCall(t *testing.T) {
+	rs := redistest.Start(t)
+	bp, err := redisbp.New(context.Background(), rs.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fixture.New(quiet, specter.Backplane(bp), specter.StateKey([]byte("commands")))
+	srv := httptest.NewServer(r.Handler())
+	t.Cleanup(func() {
+		_ = r.Shutdown(context.Background())
+		srv.Close()
+		_ = bp.Close()
+	})
+	admin := redis.NewClient(&redis.Options{Addr: rs.Addr})
+	defer admin.Close()
+	c := mcptest.NewClient(srv.URL)
+	c.HTTP = srv.Client()
+	if _, err := c.Initialize(ctx(t), "2025-11-25"); err != nil {
+		t.Fatal(err)
+	}
+	call := func() {
+		if _, _, err := c.CallTool(ctx(t), "test_simple_text", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	call() // warm
+	if err := admin.ConfigResetStat(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	const calls = 200
+	for range calls {
+		call()
+	}
+	n := commandsExecuted(t, admin)
+	t.Logf("%d tools/call: %d Redis commands, %.2f per call", calls, n, float64(n)/calls)
+	if n > 4*calls {
+		t.Errorf("%d tools/call cost %d Redis commands, want at most %d", calls, n, 4*calls)
 	}
 }

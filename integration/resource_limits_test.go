@@ -223,7 +223,7 @@ func redisInputBytes(t *testing.T, rdb *goredis.Client) int64 {
 // subscribe to.
 func subscriber(t *testing.T, redis *redistest.Server, opts ...specter.RouterOption) *mcptest.Client {
 	t.Helper()
-	nodes := newCluster(t, redis, 1, func(r *specter.Router) {
+	nodes := newCluster(t, redis.URL, 1, func(r *specter.Router) {
 		r.Resource("sub://items/{id}", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
 			return specter.Reply("item")
 		}, specter.Description("Items to follow"))

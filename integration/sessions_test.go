@@ -117,7 +117,7 @@ func TestSessionHooksAndDataInOneProcess(t *testing.T) {
 func TestSessionDataAndHooksAcrossNodes(t *testing.T) {
 	redis := redistest.Start(t)
 	var ended endLog
-	nodes := newCluster(t, redis, 2, shop, sessionHooks(&ended)...)
+	nodes := newCluster(t, redis.URL, 2, shop, sessionHooks(&ended)...)
 	a := mcptest.NewClient(nodes[0].url)
 	a.HTTP = nodes[0].srv.Client()
 	a.Header.Set("X-User", "grace")

@@ -222,6 +222,16 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 		if list, _ := a.ListTasks(ctx, "nobody"); len(list) != 0 {
 			t.Fatalf("tasks of nobody: %+v", list)
 		}
+		unlisted := &backplane.Task{ID: "t9", Owner: "u1", Unlisted: true, Expires: time.Now().Add(time.Minute), Data: json.RawMessage(`{}`)}
+		if ok, err := a.PutTask(ctx, unlisted); !ok || err != nil {
+			t.Fatalf("put unlisted: %v %v", ok, err)
+		}
+		if got, err := b.LoadTask(ctx, "t9"); err != nil || !got.Unlisted {
+			t.Fatalf("load unlisted: %+v %v", got, err)
+		}
+		if list, _ := b.ListTasks(ctx, "u1"); len(list) != 2 {
+			t.Fatalf("an unlisted task is listed: %+v", list)
+		}
 	})
 	t.Run("messages", func(t *testing.T) {
 		a, b := newBP(t)

@@ -96,7 +96,7 @@ func TestConcurrentDelete(t *testing.T) {
 		if n := existed.Load(); n != 1 {
 			t.Fatalf("round %d: %d callers saw the session exist, want 1", r, n)
 		}
-		if n, err := nodes[0].client.Exists(ctx, nodes[0].keys("s").stream("st")).Result(); err != nil || n != 0 {
+		if n, err := nodes[0].client.Exists(ctx, nodes[0].keys("s").events(), nodes[0].keys("s").meta()).Result(); err != nil || n != 0 {
 			t.Fatalf("round %d: stream left after delete: %v %v", r, n, err)
 		}
 	}

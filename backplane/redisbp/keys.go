@@ -1,9 +1,11 @@
 package redisbp
 
 // sessionKeys names the keys of one session. They all start with base,
-// "<prefix>:{<sid>}:", whose hash tag puts them on one Cluster slot; the
-// Lua scripts build the keys of streams from base and the stream names
-// in the set, as stream and meta do.
+// "<prefix>:{<sid>}:", whose hash tag puts them on one Cluster slot. A
+// session has these four keys and no others, whatever its streams, so
+// that every script names each key it touches in KEYS, as a Cluster
+// requires (a key a script builds itself may have moved to another node
+// while its slot migrates).
 type sessionKeys struct {
 	base string
 }
@@ -12,13 +14,18 @@ func (b *Backplane) keys(sid string) sessionKeys {
 	return sessionKeys{base: b.prefix + ":{" + sid + "}:"}
 }
 
-func (k sessionKeys) session() string { return k.base + "session" }
-func (k sessionKeys) streams() string { return k.base + "streams" }
+func (k sessionKeys) session() string  { return k.base + "session" }
+func (k sessionKeys) requests() string { return k.base + "requests" }
 
-// stream is the list of a stream's buffered events.
-func (k sessionKeys) stream(name string) string { return k.base + "stream:" + name }
+// events is the sorted set of every stream's buffered events.
+func (k sessionKeys) events() string { return k.base + "events" }
 
-// meta is the hash of a stream's size and lost counters.
-func (k sessionKeys) meta(name string) string { return k.base + "meta:" + name }
+// meta is the hash of every stream's counters.
+func (k sessionKeys) meta() string { return k.base + "meta" }
+
+// all is the session's keys in the order the session scripts take them.
+func (k sessionKeys) all() []string {
+	return []string{k.session(), k.requests(), k.events(), k.meta()}
+}
 
 func (b *Backplane) claimKey(key string) string { return b.prefix + ":claim:" + key }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,12 +22,50 @@ const subscribeTimeout = 5 * time.Second
 
 var errClosed = errors.New("redisbp: backplane closed")
 
+// Shards is how many sharded Pub/Sub channels carry the messages between
+// nodes on a Redis Cluster.
+//
+// On a Cluster a classic PUBLISH goes to any node, which forwards it to
+// every other over the Cluster bus, so two messages a node publishes one
+// after the other may reach a subscriber in the other order. Sharded
+// Pub/Sub (SPUBLISH, SSUBSCRIBE) keeps a channel on the master of its
+// slot, which delivers its messages in the order published: the messages
+// of one session (or, without one, of one resource URI or task) always
+// take the same one of Shards channels, "<channel>:{<n>}", and every node
+// subscribes to all of them, so they arrive in order, and the masters
+// share the traffic.
+const Shards = 8
+
+// shardChannel returns the sharded channel of m.
+func (b *Backplane) shardChannel(m *backplane.Message) string {
+	key := m.Session
+	if key == "" {
+		key = m.URI
+	}
+	if key == "" {
+		key = m.Stream
+	}
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(key))
+	return b.shardName(int(h.Sum32() % Shards))
+}
+
+func (b *Backplane) shardName(i int) string { return b.channel + ":{" + strconv.Itoa(i) + "}" }
+
 // Publish implements backplane.Backplane: m goes, as JSON, to the
-// channel every node's Subscribe listens on.
+// channel every node's Subscribe listens on (on a Cluster, the sharded
+// channel of its session).
 func (b *Backplane) Publish(ctx context.Context, m *backplane.Message) error {
 	js, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("redisbp: publish: %w", err)
+	}
+	if cc, ok := b.client.(*redis.ClusterClient); ok {
+		ch := b.shardChannel(m)
+		if err := cc.SPublish(ctx, ch, js).Err(); err != nil {
+			return fmt.Errorf("redisbp: publish to %q: %w", ch, err)
+		}
+		return nil
 	}
 	if err := b.client.Publish(ctx, b.channel, js).Err(); err != nil {
 		return fmt.Errorf("redisbp: publish to %q: %w", b.channel, err)
@@ -36,7 +76,8 @@ func (b *Backplane) Publish(ctx context.Context, m *backplane.Message) error {
 // Subscribe implements backplane.Backplane. It returns once Redis has
 // confirmed the subscription, so a message published after it returns
 // reaches handle. handle is called from one goroutine, in order of
-// publication; when it falls 100 messages behind, go-redis waits up to a
+// publication (on a Cluster, of the messages of one shard: those of one
+// session, resource or task); when it falls 100 messages behind, go-redis waits up to a
 // minute for it and then drops messages. After a connection failure
 // go-redis reconnects and subscribes again on its own; messages published
 // in between are lost. stop must not be called from handle: it waits for
@@ -50,22 +91,31 @@ func (b *Backplane) Subscribe(handle func(*backplane.Message)) (stop func(), err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), subscribeTimeout)
 	defer cancel()
-	ps := b.client.Subscribe(ctx, b.channel)
-	// The first reply is the confirmation, or the error of SUBSCRIBE.
-	if _, err := ps.Receive(ctx); err != nil {
-		_ = ps.Close()
-		return nil, fmt.Errorf("redisbp: subscribe to %q: %w", b.channel, err)
+	s := &subscription{done: make(chan struct{})}
+	if cc, ok := b.client.(*redis.ClusterClient); ok {
+		for i := range Shards {
+			// One PubSub per shard: each lives on the master of its slot.
+			s.ps = append(s.ps, cc.SSubscribe(ctx, b.shardName(i)))
+		}
+	} else {
+		s.ps = []*redis.PubSub{b.client.Subscribe(ctx, b.channel)}
 	}
-	s := &subscription{ps: ps, done: make(chan struct{})}
+	for _, ps := range s.ps {
+		// The first reply is the confirmation, or the error of SUBSCRIBE.
+		if _, err := ps.Receive(ctx); err != nil {
+			s.closeAll()
+			return nil, fmt.Errorf("redisbp: subscribe to %q: %w", b.channel, err)
+		}
+	}
 	b.mu.Lock()
 	if b.closed { // Close ran while Redis confirmed
 		b.mu.Unlock()
-		_ = ps.Close()
+		s.closeAll()
 		return nil, errClosed
 	}
 	b.subs[s] = struct{}{}
 	b.mu.Unlock()
-	go s.run(ps.Channel(), handle)
+	go s.run(s.merge(), handle)
 	return func() {
 		b.mu.Lock()
 		delete(b.subs, s)
@@ -74,10 +124,11 @@ func (b *Backplane) Subscribe(handle func(*backplane.Message)) (stop func(), err
 	}, nil
 }
 
-// subscription is one Subscribe: a go-redis PubSub and the goroutine
-// that decodes its messages and hands them to the handler.
+// subscription is one Subscribe: go-redis PubSubs (one, or one per
+// shard on a Cluster) and the goroutine that decodes their messages and
+// hands them to the handler.
 type subscription struct {
-	ps       *redis.PubSub
+	ps       []*redis.PubSub
 	stopping atomic.Bool
 	done     chan struct{} // closed when run returns
 	once     sync.Once
@@ -100,13 +151,41 @@ func (s *subscription) run(ch <-chan *redis.Message, handle func(*backplane.Mess
 	}
 }
 
-// stop closes the PubSub, which makes go-redis close ch, and waits for
-// run to return, so handle is not called after stop. Later and
-// concurrent calls wait for the first.
+// merge returns the messages of every PubSub on one channel, each
+// PubSub's in order, closed once go-redis closed all of theirs.
+func (s *subscription) merge() <-chan *redis.Message {
+	if len(s.ps) == 1 {
+		return s.ps[0].Channel()
+	}
+	out := make(chan *redis.Message, 100)
+	var wg sync.WaitGroup
+	for _, ps := range s.ps {
+		wg.Go(func() {
+			for rm := range ps.Channel() {
+				out <- rm // run drains out until it is closed
+			}
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(out)
+	}()
+	return out
+}
+
+func (s *subscription) closeAll() {
+	for _, ps := range s.ps {
+		_ = ps.Close()
+	}
+}
+
+// stop closes the PubSubs, which makes go-redis close their channels,
+// and waits for run to return, so handle is not called after stop. Later
+// and concurrent calls wait for the first.
 func (s *subscription) stop() {
 	s.once.Do(func() {
 		s.stopping.Store(true)
-		_ = s.ps.Close()
+		s.closeAll()
 		<-s.done
 	})
 }

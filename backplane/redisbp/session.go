@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -57,74 +58,71 @@ local function expire(key, ttl)
 end
 `
 
-// luaDeleteStreams is a Lua function deleting the streams of the session
-// whose keys start with base, and the set that names them.
-const luaDeleteStreams = `
-local function delete_streams(base, set)
-	for _, name in ipairs(redis.call('SMEMBERS', set)) do
-		redis.call('DEL', base .. 'stream:' .. name, base .. 'meta:' .. name)
-	end
-	redis.call('DEL', set)
-end
-`
+// The session scripts take the session's keys in the order of
+// sessionKeys.all: KEYS[1] session, KEYS[2] requests, KEYS[3] events,
+// KEYS[4] meta.
 
-// createScript replaces a session with its streams by a new one.
-// KEYS: session, streams. ARGV: base, ttl ms (0: none), field, value, …
-var createScript = redis.NewScript(luaDeleteStreams + `
-redis.call('DEL', KEYS[1], ARGV[1] .. 'requests')
-delete_streams(ARGV[1], KEYS[2])
-redis.call('HSET', KEYS[1], unpack(ARGV, 3))
-if tonumber(ARGV[2]) > 0 then
-	redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
+// createScript replaces a session with its streams by a new one. Each
+// of its keys holds a placeholder ("" in requests, events and meta) from
+// the start, so that all four exist for the session's life: while its
+// slot migrates, Redis Cluster answers a script whose keys are not all
+// present on one node TRYAGAIN, which the client retries, for as long as
+// one of them is missing on both.
+// KEYS: all. ARGV: ttl ms (0: none), field, value, …
+var createScript = redis.NewScript(luaTouch + `
+redis.call('DEL', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+redis.call('HSET', KEYS[1], unpack(ARGV, 2))
+redis.call('HSET', KEYS[2], '', 1)
+redis.call('ZADD', KEYS[3], 0, '')
+redis.call('HSET', KEYS[4], '', 1)
+touch(tonumber(ARGV[1]))
 return 1
 `)
 
 // touchScript gives a session and its streams a new TTL; 0 if the
 // session does not exist.
-// KEYS: session, streams. ARGV: base, ttl ms (0: none).
+// KEYS: all. ARGV: ttl ms (0: none).
 var touchScript = redis.NewScript(luaTouch + `
 if redis.call('EXISTS', KEYS[1]) == 0 then
 	return 0
 end
-touch(ARGV[1], KEYS[1], KEYS[2], tonumber(ARGV[2]))
+touch(tonumber(ARGV[1]))
 return 1
 `)
 
 // luaTouch is a Lua function giving a session and what goes with it (its
 // streams, its request keys) a TTL of ttl milliseconds.
 const luaTouch = luaExpire + `
-local function touch(base, session, streams, ttl)
-	expire(session, ttl)
-	expire(streams, ttl)
-	expire(base .. 'requests', ttl)
-	for _, name in ipairs(redis.call('SMEMBERS', streams)) do
-		expire(base .. 'stream:' .. name, ttl)
-		expire(base .. 'meta:' .. name, ttl)
+local function touch(ttl)
+	for i = 1, 4 do
+		expire(KEYS[i], ttl)
 	end
 end
 `
 
 // admitScript is Admit: it deletes request keys, and, for a session that
-// exists, touches it, claims request keys and returns the session hash
-// with what it claimed; nil for no session.
-// KEYS: session, streams. ARGV: base, ttl ms (0: none), number of claims,
-// the claims, the releases.
+// exists, touches it (unless ttl is -1), claims request keys and returns
+// the session hash with what it claimed; nil for no session.
+// KEYS: all. ARGV: ttl ms (0: none, -1: leave it), number of claims, the
+// claims, the releases.
 var admitScript = redis.NewScript(luaTouch + `
-local requests = ARGV[1] .. 'requests'
-local n = tonumber(ARGV[3])
-if #ARGV > 3 + n then
-	redis.call('HDEL', requests, unpack(ARGV, 4 + n))
+local n = tonumber(ARGV[2])
+if #ARGV > 2 + n then
+	redis.call('HDEL', KEYS[2], unpack(ARGV, 3 + n))
 end
-if redis.call('EXISTS', KEYS[1]) == 0 then
+local h = redis.call('HGETALL', KEYS[1])
+if #h == 0 then
 	return false
 end
 local got = {}
 for i = 1, n do
-	got[i] = redis.call('HSETNX', requests, ARGV[3 + i], 1)
+	got[i] = redis.call('HSETNX', KEYS[2], ARGV[2 + i], 1)
 end
-touch(ARGV[1], KEYS[1], KEYS[2], tonumber(ARGV[2]))
-return {redis.call('HGETALL', KEYS[1]), got}
+local ttl = tonumber(ARGV[1])
+if ttl >= 0 then
+	touch(ttl)
+end
+return {h, got}
 `)
 
 // setFieldScript sets a field of a session that exists, without creating
@@ -167,11 +165,10 @@ return 1
 
 // deleteScript deletes a session and its streams, returning 1 if the
 // session existed.
-// KEYS: session, streams. ARGV: base.
-var deleteScript = redis.NewScript(luaDeleteStreams + `
+// KEYS: all.
+var deleteScript = redis.NewScript(`
 local existed = redis.call('DEL', KEYS[1])
-redis.call('DEL', ARGV[1] .. 'requests')
-delete_streams(ARGV[1], KEYS[2])
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 return existed
 `)
 
@@ -192,7 +189,7 @@ func (b *Backplane) CreateSession(ctx context.Context, s *backplane.Session, ttl
 		return fmt.Errorf("redisbp: create session: %w", err)
 	}
 	k := b.keys(s.ID)
-	args := []any{k.base, millis(ttl),
+	args := []any{millis(ttl),
 		fieldID, s.ID,
 		fieldVersion, s.Version,
 		backplane.FieldLogLevel, strconv.Itoa(s.LogLevel),
@@ -221,7 +218,7 @@ func (b *Backplane) CreateSession(ctx context.Context, s *backplane.Session, ttl
 	for key, v := range s.Data {
 		args = append(args, backplane.DataField(key), []byte(v))
 	}
-	if err := createScript.Run(ctx, b.client, []string{k.session(), k.streams()}, args...).Err(); err != nil {
+	if err := createScript.Run(ctx, b.client, k.all(), args...).Err(); err != nil {
 		return fmt.Errorf("redisbp: create session: %w", err)
 	}
 	return nil
@@ -286,7 +283,7 @@ func decodeSession(h map[string]string) (*backplane.Session, error) {
 // the same TTL. A ttl of 0 removes the expiry.
 func (b *Backplane) TouchSession(ctx context.Context, id string, ttl time.Duration) error {
 	k := b.keys(id)
-	n, err := touchScript.Run(ctx, b.client, []string{k.session(), k.streams()}, k.base, millis(ttl)).Int()
+	n, err := touchScript.Run(ctx, b.client, k.all(), millis(ttl)).Int()
 	if err != nil {
 		return fmt.Errorf("redisbp: touch session: %w", err)
 	}
@@ -296,24 +293,81 @@ func (b *Backplane) TouchSession(ctx context.Context, id string, ttl time.Durati
 	return nil
 }
 
-// Admit implements backplane.Backplane in one script, one round trip.
+// touchEvery is how often Admit extends the life of a busy session: once
+// per session per second at most (or per tenth of its TTL, if shorter),
+// from one node, rather than on every request, which saves Redis four
+// commands per call. A session may so expire up to that much before its
+// TTL after its last request.
+const touchEvery = time.Second
+
+// touches remembers when this node last extended the life of each
+// session, for Admit.
+type touches struct {
+	mu    sync.Mutex
+	last  map[string]time.Time
+	sweep int // sweep the map when it reaches this size
+}
+
+// due reports whether the life of id, whose TTL is ttl, is to be
+// extended now, and notes it.
+func (t *touches) due(id string, ttl time.Duration, now time.Time) bool {
+	every := touchEvery
+	if ttl > 0 {
+		every = min(every, ttl/10)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if last, ok := t.last[id]; ok && now.Sub(last) < every {
+		return false
+	}
+	if t.last == nil {
+		t.last = map[string]time.Time{}
+	}
+	if len(t.last) >= t.sweep {
+		for k, last := range t.last {
+			if now.Sub(last) >= touchEvery {
+				delete(t.last, k)
+			}
+		}
+		t.sweep = max(1024, 2*len(t.last))
+	}
+	t.last[id] = now
+	return true
+}
+
+// forget makes the next Admit of id extend its life.
+func (t *touches) forget(id string) {
+	t.mu.Lock()
+	delete(t.last, id)
+	t.mu.Unlock()
+}
+
+// Admit implements backplane.Backplane in one script, one round trip. It
+// extends the session's life at most every touchEvery from this node.
 // Request keys live in the session's hash of requests, on the session's
 // Cluster slot, and expire and go with the session.
 func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
 	k := b.keys(id)
-	args := make([]any, 0, 3+len(claims)+len(release))
-	args = append(args, k.base, millis(ttl), len(claims))
+	args := make([]any, 0, 2+len(claims)+len(release))
+	touch := int64(-1)
+	if b.touches.due(id, ttl, time.Now()) {
+		touch = millis(ttl)
+	}
+	args = append(args, touch, len(claims))
 	for _, c := range claims {
 		args = append(args, c)
 	}
 	for _, r := range release {
 		args = append(args, r)
 	}
-	reply, err := b.admits.run(ctx, b.client, []string{k.session(), k.streams()}, args...)
+	reply, err := b.admits.run(ctx, b.client, k.all(), args...)
 	if errors.Is(err, redis.Nil) {
+		b.touches.forget(id)
 		return nil, nil, backplane.ErrNotFound
 	}
 	if err != nil {
+		b.touches.forget(id) // it may not have happened
+		b.failed(err)
 		return nil, nil, fmt.Errorf("redisbp: admit: %w", err)
 	}
 	rec, got, err := decodeAdmit(reply, len(claims))
@@ -414,7 +468,8 @@ func (b *Backplane) SetMember(ctx context.Context, id, set, member string, on bo
 // concurrent callers exactly one sees true.
 func (b *Backplane) DeleteSession(ctx context.Context, id string) (bool, error) {
 	k := b.keys(id)
-	n, err := deleteScript.Run(ctx, b.client, []string{k.session(), k.streams()}, k.base).Int()
+	b.touches.forget(id)
+	n, err := deleteScript.Run(ctx, b.client, k.all()).Int()
 	if err != nil {
 		return false, fmt.Errorf("redisbp: delete session: %w", err)
 	}

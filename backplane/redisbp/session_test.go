@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -79,7 +80,7 @@ func TestTTL(t *testing.T) {
 	pttls := func() []time.Duration {
 		t.Helper()
 		var d []time.Duration
-		for _, key := range []string{k.session(), k.streams(), k.stream("st"), k.meta("st")} {
+		for _, key := range []string{k.session(), k.events(), k.meta()} {
 			ttl, err := b.client.PTTL(ctx, key).Result()
 			if err != nil {
 				t.Fatal(err)
@@ -114,5 +115,31 @@ func TestTTL(t *testing.T) {
 		if d != -1 {
 			t.Errorf("key %d: TTL %v after touch with 0, want none (-1)", i, d)
 		}
+	}
+}
+
+// TestTouchesCoalesce: a session's life is extended once per window, and
+// the memory of touches stays bounded by the sessions of the last window.
+func TestTouchesCoalesce(t *testing.T) {
+	var tc touches
+	now := time.Now()
+	if !tc.due("s", time.Hour, now) || tc.due("s", time.Hour, now.Add(500*time.Millisecond)) {
+		t.Fatal("want one touch per second")
+	}
+	if !tc.due("s", time.Hour, now.Add(time.Second)) {
+		t.Fatal("no touch after a second")
+	}
+	if tc.due("short", time.Second, now) && tc.due("short", time.Second, now.Add(50*time.Millisecond)) {
+		t.Fatal("a 1s session touched twice within a tenth of its TTL")
+	}
+	tc.forget("s")
+	if !tc.due("s", time.Hour, now.Add(time.Second)) {
+		t.Fatal("no touch after forget")
+	}
+	for i := range 5000 {
+		tc.due(strconv.Itoa(i), time.Hour, now.Add(time.Duration(i)*time.Second))
+	}
+	if n := len(tc.last); n > 2048 {
+		t.Errorf("%d touches remembered, want the map swept", n)
 	}
 }

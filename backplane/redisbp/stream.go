@@ -33,45 +33,63 @@ local function greater(a, b)
 end
 `
 
+// A session's streams share two keys. Their events are members of one
+// sorted set, all of score 0 so that they sort by member, each
+// "<name>\x00<n>\x00<event JSON>" with n the event's place in its stream
+// (20 digits), so a stream is a range of the set in the order appended:
+// from "[<name>\x00" to "(<name>\x01". Their counters are fields of one
+// hash, "<counter>:<name>": z, the bytes of event data held (present
+// while the stream exists); n, events appended; l, the seq last
+// dropped; m, the highest seq appended; u, set once a seq came lower than
+// m, for eventsScript.
+
+// luaStream holds Lua functions on the members of a stream: ARGV[1] is
+// its name, and its range in the sorted set runs from lo to hi.
+const luaStream = `
+local name = ARGV[1]
+local lo, hi = '[' .. name .. '\0', '(' .. name .. '\1'
+local function event(member)
+	return string.sub(member, #name + 23)
+end
+`
+
 // appendScript adds an event to a stream and drops the oldest events
 // while the stream holds more than limit bytes of data, keeping at least
 // the new one. The size of a dropped event is that of its base64 "d"
-// field decoded. The meta hash keeps, besides size and lost, the highest
-// seq appended (max) and whether an event ever came with a lower seq
-// than an earlier one (unordered), for eventsScript. The stream's keys
-// get the session's remaining TTL. It returns 0 if the session does not
-// exist.
-// KEYS: session, streams, stream, meta. ARGV: stream name, event JSON,
-// seq, data size, limit (<= 0: none).
-var appendScript = redis.NewScript(luaExpire + luaSeq + `
+// field decoded. The stream's keys get the session's remaining TTL. It
+// returns 0 if the session does not exist.
+// KEYS: session, events, meta. ARGV: stream name, event JSON, seq, data
+// size, limit (<= 0: none).
+var appendScript = redis.NewScript(luaExpire + luaSeq + luaStream + `
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then
 	return 0
 end
-redis.call('RPUSH', KEYS[3], ARGV[2])
-local max = redis.call('HGET', KEYS[4], 'max')
+local n = redis.call('HINCRBY', KEYS[3], 'n:' .. name, 1)
+redis.call('ZADD', KEYS[2], 0, name .. '\0' .. string.format('%020d', n) .. '\0' .. ARGV[2])
+local max = redis.call('HGET', KEYS[3], 'm:' .. name)
 if max and greater(max, ARGV[3]) then
-	redis.call('HSET', KEYS[4], 'unordered', 1)
+	redis.call('HSET', KEYS[3], 'u:' .. name, 1)
 else
-	redis.call('HSET', KEYS[4], 'max', ARGV[3])
+	redis.call('HSET', KEYS[3], 'm:' .. name, ARGV[3])
 end
-local size = redis.call('HINCRBY', KEYS[4], 'size', ARGV[4])
+local size = redis.call('HINCRBY', KEYS[3], 'z:' .. name, ARGV[4])
 local limit = tonumber(ARGV[5])
 if limit > 0 then
-	while size > limit and redis.call('LLEN', KEYS[3]) > 1 do
-		local old = redis.call('LPOP', KEYS[3])
+	while size > limit and redis.call('ZLEXCOUNT', KEYS[2], lo, hi) > 1 do
+		local oldest = redis.call('ZRANGEBYLEX', KEYS[2], lo, hi, 'LIMIT', 0, 1)[1]
+		redis.call('ZREM', KEYS[2], oldest)
+		local old = event(oldest)
 		local d = string.match(old, '"d":"([^"]*)"') or ''
 		local n = #d / 4 * 3 - #string.match(d, '=*$')
 		if n > 0 then -- HINCRBY takes no "-0"
-			size = redis.call('HINCRBY', KEYS[4], 'size', -n)
+			size = redis.call('HINCRBY', KEYS[3], 'z:' .. name, -n)
 		end
-		redis.call('HSET', KEYS[4], 'lost', seq(old))
+		redis.call('HSET', KEYS[3], 'l:' .. name, seq(old))
 	end
 end
-redis.call('SADD', KEYS[2], ARGV[1])
 expire(KEYS[2], ttl)
 expire(KEYS[3], ttl)
-expire(KEYS[4], ttl)
 return 1
 `)
 
@@ -79,37 +97,54 @@ return 1
 // by its events with a Seq greater than after, or nil if the session or
 // the stream does not exist (a stream that exists holds at least one
 // event: Append keeps the newest). While seqs only grew, the events
-// wanted are the tail of the list, found from its end: a reader that
-// follows a stream costs in proportion to what is new, not to the
-// buffer. Otherwise it scans the whole list.
-// KEYS: session, stream, meta. ARGV: after.
-var eventsScript = redis.NewScript(luaSeq + `
-if redis.call('EXISTS', KEYS[1]) == 0 then
+// wanted are the end of the stream's range, read backwards a few at a
+// time: a reader that follows a stream costs in proportion to what is
+// new, not to the buffer. Otherwise it scans the whole range.
+// KEYS: session, events, meta. ARGV: stream name, after.
+var eventsScript = redis.NewScript(luaSeq + luaStream + `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[3], 'z:' .. name) == 0 then
 	return nil
 end
-local n = redis.call('LLEN', KEYS[2])
-if n == 0 then
-	return nil
-end
-local r = {redis.call('HGET', KEYS[3], 'lost') or '0'}
-if redis.call('HEXISTS', KEYS[3], 'unordered') == 1 then
-	for _, e in ipairs(redis.call('LRANGE', KEYS[2], 0, -1)) do
-		if greater(seq(e), ARGV[1]) then
+local after = ARGV[2]
+local r = {redis.call('HGET', KEYS[3], 'l:' .. name) or '0'}
+if redis.call('HEXISTS', KEYS[3], 'u:' .. name) == 1 then
+	for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[2], lo, hi)) do
+		local e = event(m)
+		if greater(seq(e), after) then
 			r[#r + 1] = e
 		end
 	end
 	return r
 end
-local k = 0
-while k < n and greater(seq(redis.call('LINDEX', KEYS[2], -k - 1)), ARGV[1]) do
-	k = k + 1
-end
-if k > 0 then
-	for _, e in ipairs(redis.call('LRANGE', KEYS[2], -k, -1)) do
-		r[#r + 1] = e
+local newer, offset, page = {}, 0, 16
+while true do
+	local ms = redis.call('ZREVRANGEBYLEX', KEYS[2], hi, lo, 'LIMIT', offset, page)
+	local stop = #ms < page
+	for _, m in ipairs(ms) do
+		local e = event(m)
+		if not greater(seq(e), after) then
+			stop = true
+			break
+		end
+		newer[#newer + 1] = e
 	end
+	if stop then
+		break
+	end
+	offset, page = offset + page, page * 2
+end
+for i = #newer, 1, -1 do
+	r[#r + 1] = newer[i]
 end
 return r
+`)
+
+// dropStreamScript deletes a stream's events and counters.
+// KEYS: events, meta. ARGV: stream name.
+var dropStreamScript = redis.NewScript(luaStream + `
+redis.call('ZREMRANGEBYLEX', KEYS[1], lo, hi)
+redis.call('HDEL', KEYS[2], 'z:' .. name, 'n:' .. name, 'l:' .. name, 'm:' .. name, 'u:' .. name)
+return 1
 `)
 
 // Append implements backplane.Backplane. An event is stored as the JSON
@@ -121,9 +156,10 @@ func (b *Backplane) Append(ctx context.Context, session, stream string, ev backp
 		return fmt.Errorf("redisbp: append: %w", err)
 	}
 	k := b.keys(session)
-	keys := []string{k.session(), k.streams(), k.stream(stream), k.meta(stream)}
+	keys := []string{k.session(), k.events(), k.meta()}
 	n, err := appendScript.Run(ctx, b.client, keys, stream, js, strconv.FormatUint(ev.Seq, 10), len(ev.Data), limit).Int()
 	if err != nil {
+		b.failed(err)
 		return fmt.Errorf("redisbp: append: %w", err)
 	}
 	if n == 0 {
@@ -135,12 +171,13 @@ func (b *Backplane) Append(ctx context.Context, session, stream string, ev backp
 // Events implements backplane.Backplane.
 func (b *Backplane) Events(ctx context.Context, session, stream string, after uint64) ([]backplane.Event, bool, error) {
 	k := b.keys(session)
-	keys := []string{k.session(), k.stream(stream), k.meta(stream)}
-	r, err := eventsScript.RunRO(ctx, b.client, keys, strconv.FormatUint(after, 10)).StringSlice()
+	keys := []string{k.session(), k.events(), k.meta()}
+	r, err := eventsScript.RunRO(ctx, b.client, keys, stream, strconv.FormatUint(after, 10)).StringSlice()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, backplane.ErrNotFound
 	}
 	if err != nil {
+		b.failed(err)
 		return nil, false, fmt.Errorf("redisbp: events: %w", err)
 	}
 	lost, err := strconv.ParseUint(r[0], 10, 64)
@@ -162,12 +199,7 @@ func (b *Backplane) Events(ctx context.Context, session, stream string, after ui
 // DropStream implements backplane.Backplane.
 func (b *Backplane) DropStream(ctx context.Context, session, stream string) error {
 	k := b.keys(session)
-	_, err := b.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, k.stream(stream), k.meta(stream))
-		p.SRem(ctx, k.streams(), stream)
-		return nil
-	})
-	if err != nil {
+	if err := dropStreamScript.Run(ctx, b.client, []string{k.events(), k.meta()}, stream).Err(); err != nil {
 		return fmt.Errorf("redisbp: drop stream: %w", err)
 	}
 	return nil

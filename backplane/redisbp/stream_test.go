@@ -53,7 +53,7 @@ func TestEventSizes(t *testing.T) {
 // metaSize returns the size counter of a stream.
 func metaSize(t *testing.T, b *Backplane, session, stream string) int {
 	t.Helper()
-	n, err := b.client.HGet(context.Background(), b.keys(session).meta(stream), "size").Int()
+	n, err := b.client.HGet(context.Background(), b.keys(session).meta(), "z:"+stream).Int()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,10 +14,12 @@ import (
 )
 
 // A task is one string key, "<prefix>:task:<id>", holding the JSON of its
-// backplane.Task and expiring with it; an owner's tasks are indexed in a
-// sorted set, "<prefix>:tasks:<owner>", scored by expiry. The two keys
-// are written in one pipeline, each by a script of its own, so they may
-// live on different Cluster slots.
+// backplane.Task and expiring with it; an owner's listed tasks are
+// indexed in a sorted set, "<prefix>:tasks:<owner>", scored by expiry.
+// The two keys may live on different Cluster slots, so they are written
+// in order: the index first, then the record. A failure between the two
+// leaves an index entry without a record, which ListTasks skips and
+// removes; never a record that the index misses.
 
 // putTaskScript stores a task unless a final one is stored.
 // KEYS: task. ARGV: JSON, expiry (unix ms).
@@ -50,13 +52,13 @@ func (b *Backplane) PutTask(ctx context.Context, t *backplane.Task) (bool, error
 		return false, fmt.Errorf("redisbp: put task: %w", err)
 	}
 	exp := t.Expires.UnixMilli()
-	pipe := b.client.Pipeline()
-	put := putTaskScript.Eval(ctx, pipe, []string{b.taskKey(t.ID)}, raw, exp)
-	indexTaskScript.Eval(ctx, pipe, []string{b.taskIndex(t.Owner)}, t.ID, exp, time.Now().UnixMilli())
-	if _, err := pipe.Exec(ctx); err != nil && !errors.Is(err, redis.Nil) {
-		return false, fmt.Errorf("redisbp: put task: %w", err)
+	if !t.Unlisted {
+		err := indexTaskScript.Run(ctx, b.client, []string{b.taskIndex(t.Owner)}, t.ID, exp, time.Now().UnixMilli()).Err()
+		if err != nil && !errors.Is(err, redis.Nil) {
+			return false, fmt.Errorf("redisbp: put task: index: %w", err)
+		}
 	}
-	n, err := put.Int()
+	n, err := putTaskScript.Run(ctx, b.client, []string{b.taskKey(t.ID)}, raw, exp).Int()
 	if err != nil {
 		return false, fmt.Errorf("redisbp: put task: %w", err)
 	}
@@ -98,15 +100,26 @@ func (b *Backplane) ListTasks(ctx context.Context, owner string) ([]*backplane.T
 		return nil, fmt.Errorf("redisbp: list tasks: %w", err)
 	}
 	out := make([]*backplane.Task, 0, len(ids))
-	for _, g := range gets {
+	var orphans []any
+	for i, g := range gets {
 		raw, err := g.Bytes()
+		if errors.Is(err, redis.Nil) {
+			// Expired since the index was read, or never written: its
+			// writer failed after the index.
+			orphans = append(orphans, ids[i])
+			continue
+		}
 		if err != nil {
-			continue // expired since the index was read
+			return nil, fmt.Errorf("redisbp: list tasks: %w", err)
 		}
 		var t backplane.Task
 		if json.Unmarshal(raw, &t) == nil {
 			out = append(out, &t)
 		}
+	}
+	if len(orphans) > 0 {
+		// Best effort: the next reader skips them again.
+		_ = b.client.ZRem(ctx, b.taskIndex(owner), orphans...).Err()
 	}
 	return out, nil
 }

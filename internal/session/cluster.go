@@ -77,6 +77,9 @@ func (s *Session) Notification(m *jsonrpc.Message) {
 var (
 	ErrNoStream = errors.New("session: Last-Event-ID names no stream of this session")
 	ErrConflict = errors.New("session: a GET stream is already open")
+	// ErrUnavailable: the backplane did not say whether the stream
+	// exists; the client may retry.
+	ErrUnavailable = errors.New("session: the backplane is unreachable")
 )
 
 // Serve serves a GET: the stream lastEventID names (a POST answer or the
@@ -93,7 +96,17 @@ func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID st
 		if valid {
 			o = s.Stream(id)
 		}
-		if o == nil && valid && s.t.cfg.Streams.Exists(req.Context(), s.id, id) {
+		if o == nil && valid {
+			buffered, err := s.t.cfg.Streams.Exists(req.Context(), s.id, id)
+			if err != nil {
+				s.t.cfg.Log.Warn().Err(err).Msg("mcp session: resume: the backplane did not answer")
+				release()
+				return ErrUnavailable
+			}
+			if !buffered {
+				release()
+				return ErrNoStream
+			}
 			s.Enter()
 			defer release()
 			defer s.Leave()

@@ -441,3 +441,24 @@ func TestSharedFieldsReachTheOtherNodes(t *testing.T) {
 		t.Error("the subscription ended on B is still on A")
 	}
 }
+
+// TestGetStreamIsOneNodes: the GET streams of one session on two nodes
+// have ids of their own, so their events, each numbered from 1, never
+// share a buffer: a client resuming one on another node gets each event
+// once.
+func TestGetStreamIsOneNodes(t *testing.T) {
+	_, s, bp := newTable(t, 0, nil)
+	streams := stream.NewNode(stream.Config{Backplane: bp, Local: true, BufferBytes: 1 << 20,
+		WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
+	other := session.NewTable(session.Config{Backplane: bp, Local: true, Streams: streams,
+		Node: "n2", Log: zerolog.Nop(), Publish: func(*backplane.Message) {}})
+	rec, err := bp.LoadSession(t.Context(), s.ID())
+	if err != nil {
+		t.Fatal(err)
+	}
+	there := other.Add(rec)
+	t.Cleanup(func() { there.Stop() })
+	if a, b := s.GetStream().ID(), there.GetStream().ID(); a == b {
+		t.Fatalf("both nodes' GET streams are %q", a)
+	}
+}

@@ -43,12 +43,15 @@ func (s *Session) Stream(id string) *stream.Stream {
 	return s.streams[id]
 }
 
-// GetStream returns the standalone GET stream, creating it on first use.
+// GetStream returns this node's standalone GET stream, creating it on
+// first use. Its id is unique across the deployment: another node's GET
+// stream of the session numbers its events from 1 too, and sharing a
+// buffer with it would replay events twice to a client that resumes.
 func (s *Session) GetStream() *stream.Stream {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.getStream == nil {
-		s.getStream = s.t.cfg.Streams.New(stream.Options{Session: s.id, ID: "g" + s.id[:8],
+		s.getStream = s.t.cfg.Streams.New(stream.Options{Session: s.id, ID: s.t.uniqueID("g"),
 			Priming: mcp.SupportsPriming(s.version), Standalone: true})
 	}
 	return s.getStream

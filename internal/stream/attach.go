@@ -136,7 +136,11 @@ func (s *Stream) attachHijacked(w *sse.Writer, after uint64, release func()) {
 	s.attach++
 	s.w, s.release, s.reserved = w, release, false
 	s.prime(after)
-	s.replay(after)
+	if !s.replay(after) {
+		s.dropWriter() // closes w and releases it
+		s.mu.Unlock()
+		return
+	}
 	s.flushKept()
 	s.mu.Unlock()
 	w.OnGone(func() {
@@ -170,7 +174,10 @@ func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64, 
 	gen = s.attach
 	s.w, s.reserved = sse.NewWriter(w, http.StatusOK), false
 	s.prime(after)
-	s.replay(after)
+	if !s.replay(after) {
+		s.dropWriter()
+		s.signal() // Serve lets the connection go
+	}
 	s.flushKept()
 	s.mu.Unlock()
 	s.armKeepAlive()

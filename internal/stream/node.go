@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strconv"
@@ -71,12 +72,20 @@ func (n *Node) DropLater(session, stream string) {
 	})
 }
 
-// Exists reports whether the backplane buffers a stream of session.
-func (n *Node) Exists(ctx context.Context, session, stream string) bool {
+// Exists reports whether the backplane buffers a stream of session. An
+// error means the backplane did not answer, which says nothing of the
+// stream: the client should retry, not be told it names no stream.
+func (n *Node) Exists(ctx context.Context, session, stream string) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	_, _, err := n.cfg.Backplane.Events(ctx, session, stream, ^uint64(0))
-	return err == nil
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, backplane.ErrNotFound):
+		return false, nil
+	}
+	return false, fmt.Errorf("stream %s of session %s: %w", stream, session, err)
 }
 
 // tailPoll is how often a remote tail looks for new events even without a
@@ -92,7 +101,6 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 	wake := n.wakes.add(key)
 	defer n.wakes.remove(key, wake)
 	sw := sse.NewWriter(w, http.StatusOK)
-	first := true
 	ticker := time.NewTicker(tailPoll)
 	defer ticker.Stop()
 	keepAlive := time.NewTicker(max(n.cfg.KeepAlive, time.Second))
@@ -104,11 +112,16 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 		if err != nil {
 			return
 		}
-		if lost && first {
-			_ = sw.Send(sse.Event{Data: n.lostNotice()})
+		if lost {
+			// On the first read, for what was dropped before the client
+			// came back; later, for what was dropped while it followed.
+			_ = sw.Send(sse.Event{Data: n.lostNotice(dropped)})
 		}
-		first = false
 		for _, ev := range evs {
+			if ev.Seq != after+1 && !lost {
+				_ = sw.Send(sse.Event{Data: n.lostNotice(missing)})
+			}
+			lost = false
 			if len(ev.Data) > 0 {
 				_ = sw.SetWriteDeadline(time.Now().Add(n.cfg.WriteTimeout))
 				if err := sw.Send(sse.Event{ID: eventID(stream, ev.Seq), Data: ev.Data}); err != nil {
@@ -136,13 +149,28 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 	}
 }
 
-// lostNotice tells a resuming client that its stream's buffer overflowed
-// and the oldest messages are gone, rather than leaving a silent gap.
-func (n *Node) lostNotice() []byte {
-	p, _ := json.Marshal(&mcp.LoggingMessageParams{Level: mcp.LevelError, Logger: "specter",
-		Data: fmt.Sprintf("messages of this stream were dropped: they exceeded the session's buffer of %d bytes; the answer may be incomplete", n.cfg.BufferBytes)})
+// lostNotice tells a resuming client that messages of its stream are
+// gone, and why, rather than leaving a silent gap.
+func (n *Node) lostNotice(why loss) []byte {
+	text := "messages of this stream were lost: the session storage did not take them; the answer may be incomplete"
+	if why == dropped {
+		text = fmt.Sprintf("messages of this stream were dropped: they exceeded the session's buffer of %d bytes; the answer may be incomplete", n.cfg.BufferBytes)
+	}
+	p, _ := json.Marshal(&mcp.LoggingMessageParams{Level: mcp.LevelError, Logger: "specter", Data: text})
 	return jsonrpc.AppendRequest(nil, nil, mcp.NotificationMessage, p)
 }
+
+// loss is why messages of a stream are missing.
+type loss uint8
+
+const (
+	// dropped to keep the buffer within its limit
+	dropped loss = iota
+	// missing from the sequence of a stream (whose events are numbered
+	// without holes): the backplane did not take them while their
+	// producer went on
+	missing
+)
 
 func eventID(stream string, seq uint64) string { return stream + "_" + strconv.FormatUint(seq, 10) }
 

@@ -324,26 +324,34 @@ func (s *Stream) flushKept() {
 }
 
 // replay writes the buffered messages after seq from the backplane,
-// telling the client first if some of them were dropped.
-func (s *Stream) replay(after uint64) {
+// telling the client where some of them are gone. It reports false when
+// the backplane did not answer: the caller lets the connection go, so
+// that the client resumes again from the same event rather than goes on
+// with a hole.
+func (s *Stream) replay(after uint64) bool {
 	if !s.ids || !s.buffered {
-		return
+		return true
 	}
 	ctx, cancel := s.n.Context()
 	defer cancel()
 	evs, lost, err := s.n.cfg.Backplane.Events(ctx, s.opts.Session, s.opts.ID, after)
 	if err != nil {
 		s.n.cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer unavailable for a resume")
-		return
+		return false
 	}
 	if lost {
-		s.writeRaw(sse.Event{Data: s.n.lostNotice()})
+		s.writeRaw(sse.Event{Data: s.n.lostNotice(dropped)})
 	}
 	for _, ev := range evs {
+		if ev.Seq != after+1 && !lost {
+			s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
+		}
+		lost, after = false, ev.Seq
 		if len(ev.Data) > 0 {
 			s.write(event{seq: ev.Seq, data: ev.Data})
 		}
 	}
+	return true
 }
 
 func (s *Stream) write(ev event) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ func TestTailFollowsAStreamAnotherNodeProduces(t *testing.T) {
 	s.Await(rec, req, gen, false)
 
 	// The client resumes on node b, which follows what a appends.
-	if !b.Exists(t.Context(), "s1", "p1") {
+	if ok, err := b.Exists(t.Context(), "s1", "p1"); !ok || err != nil {
 		t.Fatal("node b does not see the stream")
 	}
 	following := make(chan struct{})
@@ -77,4 +78,47 @@ func TestTailFollowsAStreamAnotherNodeProduces(t *testing.T) {
 	if _, err := er.Next(); err != io.EOF {
 		t.Fatalf("after the last event: %v, want the end of the stream", err)
 	}
+}
+
+// TestExistsTellsAnOutageFromAbsence: a stream the backplane cannot be
+// asked about is an error, which the router answers 503 "retry", not
+// "absent", which it answers 400 "names no stream".
+func TestExistsTellsAnOutageFromAbsence(t *testing.T) {
+	redis := redistest.Start(t)
+	n, bp := redisNode(t, redis.URL)
+	if err := bp.CreateSession(t.Context(), &backplane.Session{ID: "s1"}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := n.Exists(t.Context(), "s1", "nope"); ok || err != nil {
+		t.Fatalf("absent stream: %v %v", ok, err)
+	}
+	redis.Stop()
+	if ok, err := n.Exists(t.Context(), "s1", "nope"); ok || err == nil {
+		t.Fatalf("Redis down: %v %v, want an error", ok, err)
+	}
+}
+
+// TestTailReportsAHole: an event missing from a stream's buffer (its
+// Append failed while the producer went on) is reported to the client
+// that resumes, before the events after it, rather than skipped in
+// silence.
+func TestTailReportsAHole(t *testing.T) {
+	redis := redistest.Start(t)
+	n, bp := redisNode(t, redis.URL)
+	ctx := t.Context()
+	if err := bp.CreateSession(ctx, &backplane.Session{ID: "s1"}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range []backplane.Event{{Seq: 0}, {Seq: 1, Data: []byte(notif)}, {Seq: 3, Data: []byte(resp1), Last: true}} {
+		if err := bp.Append(ctx, "s1", "p1", ev, 1<<20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) { n.Tail(w, r, "s1", "p1", 0, nil) })
+	er := mcptest.NewEventReader(get(t, ctx, url).Body)
+	expect(t, er, "p1_1 "+notif)
+	if ev := next(t, er); ev.ID != "" || !strings.Contains(ev.Data, "were lost") {
+		t.Fatalf("after a hole: %q %q, want the notice of lost messages", ev.ID, ev.Data)
+	}
+	expect(t, er, "p1_3 "+resp1)
 }

@@ -24,7 +24,10 @@ type Config struct {
 	Context func() (context.Context, context.CancelFunc)
 	// Publish sends a message to every node.
 	Publish func(*backplane.Message)
-	Log     zerolog.Logger
+	// Listed reports whether owner's tasks are ever listed (tasks/list);
+	// the backplane keeps no index of the others. Nil: all are.
+	Listed func(owner string) bool
+	Log    zerolog.Logger
 	// Limits bound what the tasks of one holder keep on this node.
 	Limits Limits
 }
@@ -128,18 +131,9 @@ func (tt *Table) Add(t *Task, changed func(*State)) error {
 	if e := tt.take(t.Holder); e != nil {
 		return e
 	}
-	saving := sync.Mutex{} // a later state is never overwritten by an earlier one
+	sv := &saver{tt: tt, t: t}
 	t.changed = func(t *Task) {
-		saving.Lock()
-		s := t.State()
-		err := tt.save(t.Owner, s)
-		if err == nil && Terminal(s.Status) {
-			t.shed() // the backplane keeps the ended task: one copy is enough
-		}
-		saving.Unlock()
-		if err != nil {
-			tt.cfg.Log.Warn().Err(err).Str("task", t.ID).Msg("mcp task: the backplane did not take a change")
-		}
+		s := sv.save()
 		if changed != nil {
 			changed(s)
 		}
@@ -166,6 +160,63 @@ func (tt *Table) Add(t *Task, changed func(*State)) error {
 	return nil
 }
 
+// Retries of a change the backplane did not take: the first after
+// saveRetry, each later one twice as late, at most maxSaveRetry apart.
+const (
+	saveRetry    = 250 * time.Millisecond
+	maxSaveRetry = 5 * time.Second
+)
+
+// saver writes the changes of a task whose work runs here, in order, and
+// keeps trying the latest one while the backplane does not take it, so
+// that other nodes do not see a task working forever that ended here
+// during an outage.
+type saver struct {
+	tt *Table
+	t  *Task
+
+	mu       sync.Mutex // a later state is never overwritten by an earlier one
+	retrying bool       // a retry is scheduled
+}
+
+// save writes t's state now, or schedules retries, and returns it.
+func (sv *saver) save() *State {
+	sv.mu.Lock()
+	defer sv.mu.Unlock()
+	s := sv.t.State()
+	if err := sv.tt.save(sv.t.Owner, s); err != nil {
+		sv.tt.cfg.Log.Warn().Err(err).Str("task", sv.t.ID).Msg("mcp task: the backplane did not take a change; retrying")
+		sv.retryLocked(saveRetry)
+	} else if Terminal(s.Status) {
+		sv.t.shed() // the backplane keeps the ended task: one copy is enough
+	}
+	return s
+}
+
+func (sv *saver) retryLocked(delay time.Duration) {
+	if sv.retrying {
+		return
+	}
+	sv.retrying = true
+	time.AfterFunc(delay, func() {
+		sv.mu.Lock()
+		defer sv.mu.Unlock()
+		sv.retrying = false
+		if sv.tt.local(sv.t.ID) == nil {
+			return // its TTL ran out: nobody can read it any more
+		}
+		s := sv.t.State()
+		if err := sv.tt.save(sv.t.Owner, s); err != nil {
+			sv.retryLocked(min(2*delay, maxSaveRetry))
+			return
+		}
+		if Terminal(s.Status) {
+			sv.t.shed()
+		}
+		sv.tt.cfg.Log.Info().Str("task", sv.t.ID).Msg("mcp task: the backplane took the change on a retry")
+	})
+}
+
 // save writes s to the backplane, final once it is terminal.
 func (tt *Table) save(owner string, s *State) error {
 	raw, err := json.Marshal(s)
@@ -174,8 +225,9 @@ func (tt *Table) save(owner string, s *State) error {
 	}
 	ctx, cancel := tt.cfg.Context()
 	defer cancel()
+	unlisted := tt.cfg.Listed != nil && !tt.cfg.Listed(owner)
 	_, err = tt.cfg.Backplane.PutTask(ctx, &backplane.Task{ID: s.ID, Owner: owner, Final: Terminal(s.Status),
-		Expires: s.Created.Add(s.TTL), Data: raw})
+		Unlisted: unlisted, Expires: s.Created.Add(s.TTL), Data: raw})
 	return err
 }
 

@@ -18,6 +18,7 @@ func cluster(t *testing.T) (a, b *Table) {
 	bp := backplane.NewMemory()
 	table := func() *Table {
 		tt := NewTable(Config{Backplane: bp, Log: zerolog.Nop(),
+			Listed: func(owner string) bool { return owner != "anonymous" },
 			Context: func() (context.Context, context.CancelFunc) {
 				return context.WithTimeout(context.Background(), time.Second)
 			},
@@ -204,5 +205,23 @@ func TestTableLimits(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatal("an expired task kept its holder's slot")
 		}
+	}
+}
+
+// TestTableIndexesOnlyListedOwners: the tasks of an owner nobody lists
+// can be read and cancelled on every node, but the backplane keeps no
+// index of them.
+func TestTableIndexesOnlyListedOwners(t *testing.T) {
+	a, b := cluster(t)
+	tk, _ := add(t, a, "anonymous", time.Minute)
+	if _, refused := b.Get(tk.ID, "anonymous"); refused != nil {
+		t.Fatalf("get: %v", refused)
+	}
+	if list, refused := b.List("anonymous"); refused != nil || len(list) != 0 {
+		t.Fatalf("the unlisted owner's tasks: %+v %v", list, refused)
+	}
+	add(t, a, "alice", time.Minute)
+	if list, refused := b.List("alice"); refused != nil || len(list) != 1 {
+		t.Fatalf("alice's tasks: %+v %v", list, refused)
 	}
 }

@@ -322,6 +322,8 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 		refusal.Write(w, nil, refusal.UnknownLastEventID(last))
 	case session.ErrConflict:
 		refusal.Write(w, nil, refusal.StreamOpen)
+	case session.ErrUnavailable:
+		refusal.Write(w, nil, refusal.StorageUnavailable)
 	}
 }
 

@@ -29,9 +29,10 @@ type Server struct {
 	URL  string // redis://127.0.0.1:<port>/0
 	Addr string // 127.0.0.1:<port>
 
-	bin  string
-	port int
-	dir  string
+	bin   string
+	port  int
+	dir   string
+	extra []string // flags after the defaults, as a Cluster's nodes take
 
 	mu   sync.Mutex
 	proc *process // nil when stopped
@@ -49,6 +50,13 @@ type process struct {
 // fails the test when redis-server is missing.
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return start(t, nil)
+}
+
+// start is Start with extra redis-server flags. Under go test -short it
+// skips the test: real servers are for the long run.
+func start(t testing.TB, extra []string) *Server {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("redistest: the tests on a real redis-server are skipped with -short")
 	}
@@ -59,7 +67,7 @@ func Start(t testing.TB) *Server {
 			t.Fatalf("redistest: redis-server is not on PATH (install the redis-server apt package, or set REDIS_SERVER): %v", err)
 		}
 	}
-	s := &Server{bin: bin, dir: t.TempDir()}
+	s := &Server{bin: bin, dir: t.TempDir(), extra: extra}
 	t.Cleanup(s.Stop)
 	// Another process may take the free port between our probe and the
 	// server's bind, so try a few.
@@ -80,6 +88,14 @@ func Start(t testing.TB) *Server {
 	return s
 }
 
+// StartPersistent is Start with an append-only file synced on every
+// write, so that Restart brings back what the server held when it was
+// killed.
+func StartPersistent(t testing.TB) *Server {
+	t.Helper()
+	return start(t, []string{"--appendonly", "yes", "--appendfsync", "always"})
+}
+
 // Stop kills the server, as a crash would. Stopping a stopped server
 // does nothing.
 func (s *Server) Stop() {
@@ -91,8 +107,8 @@ func (s *Server) Stop() {
 	}
 }
 
-// Restart starts the server again on the same port, empty. It stops a
-// running one first.
+// Restart starts the server again on the same port, empty (a Cluster's
+// node keeps its place in the Cluster). It stops a running one first.
 func (s *Server) Restart(t testing.TB) {
 	t.Helper()
 	s.Stop()
@@ -104,14 +120,15 @@ func (s *Server) Restart(t testing.TB) {
 func (s *Server) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cmd := exec.Command(s.bin,
+	args := []string{
 		"--port", strconv.Itoa(s.port),
 		"--bind", "127.0.0.1",
 		"--save", "",
 		"--appendonly", "no",
 		"--dir", s.dir,
 		"--loglevel", "warning",
-	)
+	}
+	cmd := exec.Command(s.bin, append(args, s.extra...)...)
 	out := &syncBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	cmd.SysProcAttr = sysProcAttr()
