@@ -96,6 +96,8 @@ func TestInspectWeb(t *testing.T) {
 	if !strings.Contains(host, `"initialized":["ui://studies/dashboard"]`) || !strings.Contains(host, `"ui/notifications/tool-input","ui/notifications/tool-result"`) {
 		t.Errorf("the view and its host: %s", host)
 	}
+	// The screenshot shows the view with the tool's result in it.
+	shot := value(t, ctx, "screenshot", chromedp.FullScreenshot(100))
 
 	// A resource read, and a UI resource in a sandboxed iframe.
 	act(t, ctx, "read a study", chromedp.Click(`#resources li[data-name="my_app://studies/042"]`), chromedp.WaitVisible(`#resource pre.contents`))
@@ -111,7 +113,6 @@ func TestInspectWeb(t *testing.T) {
 		t.Errorf("the page reported %q", e)
 	}
 
-	shot := value(t, ctx, "screenshot", chromedp.FullScreenshot(100))
 	path := filepath.Join(t.ArtifactDir(), "inspector.png")
 	if err := os.WriteFile(path, shot, 0o644); err != nil {
 		t.Fatal(err)
