@@ -44,9 +44,10 @@ type declaration struct {
 	typedVars    map[string]bool  // template variables declared as integer, number or boolean
 	rawInput     json.RawMessage
 	outputSchema json.RawMessage
-	output       *params.Schema // outputSchema compiled: structuredContent is checked against it
-	optErr       error          // an option that could not be applied (Output)
-	implicit     bool           // declared by Methods: an explicit declaration replaces it
+	output       *params.Schema                                       // outputSchema compiled: structuredContent is checked against it
+	mismatch     func(*mcp.CallToolResult, error) *mcp.CallToolResult // OutputMismatch
+	optErr       error                                                // an option that could not be applied (Output)
+	implicit     bool                                                 // declared by Methods: an explicit declaration replaces it
 	completers   map[string]Completer
 	list         Handler
 	cache        *cacheHint
