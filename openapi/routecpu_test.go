@@ -10,17 +10,11 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"regexp"
 	"runtime/pprof"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
-
-	"github.com/specter-mcp/specter"
-	"github.com/specter-mcp/specter/openapi"
 )
 
 // routeServerEnv makes TestRouteServerChild serve instead of skipping.
@@ -35,16 +29,7 @@ func TestRouteServerChild(t *testing.T) {
 	if os.Getenv(routeServerEnv) != "1" {
 		t.Skip("the server of BenchmarkRouteCallServerCPU")
 	}
-	e, _ := notesApp()
-	doc, err := openapi.Parse([]byte(notesDoc))
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := specter.NewRouter("notes", "1", specter.Logger(zerolog.Nop()))
-	if err := openapi.MountRoutes(r, e, doc, openapi.RouteOptions{Select: []openapi.Select{{Methods: []string{http.MethodGet}, Path: regexp.MustCompile(`^/notes/`)}}}); err != nil {
-		t.Fatal(err)
-	}
-	r.Mount(e.Group("/mcp", principalFromHeader))
+	e, r := notesServer(t)
 	if path := os.Getenv(routeServerEnv + "_PROFILE"); path != "" {
 		f, err := os.Create(path)
 		if err != nil {
