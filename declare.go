@@ -166,9 +166,12 @@ func (r *Router) add(d *declaration) error {
 	d.info = &Declaration{Kind: d.kind.String(), Name: d.name, Annotations: d.annotations, Meta: d.meta, Scopes: d.scopes, Tasks: d.tasks}
 	d.mw = append(slices.Clone(r.mw), d.mw...)
 	d.call = d.chain(d.call)
-	cat := r.catalog.Load()
+	cat := r.declared()
 	if !d.implicit {
 		cat = cat.Without(d.kind, d.name, func(e *declaration) bool { return e.implicit }) // an explicit declaration wins (Methods)
+	}
+	if r.batch != nil {
+		return r.batch.insert(cat, d)
 	}
 	c, err := cat.Add(d)
 	if err != nil {
@@ -313,8 +316,10 @@ func (r *Router) RemoveResource(pattern string) bool { return r.remove(kindResou
 func (r *Router) remove(k kind, name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, ok := r.catalog.Load().Remove(k, name)
-	if ok {
+	c, ok := r.declared().Remove(k, name)
+	if ok && r.batch != nil {
+		r.batch.cat, r.batch.changed[k] = c, true
+	} else if ok {
 		r.catalog.Store(c)
 		r.changed(k)
 	}

@@ -22,7 +22,7 @@ func TestOutputMismatchAnswersABrokenResult(t *testing.T) {
 	for _, era := range benchEras {
 		for _, c := range []struct {
 			name, reply, want string
-			mismatch         bool
+			mismatch          bool
 		}{
 			{"conforming", `{"n":1}`, `"structuredContent":{"n":1}`, true},
 			{"broken", `{"n":"x"}`, `"isError":true`, true},

@@ -144,27 +144,30 @@ func Mount(r *specter.Router, doc *Document, o Options) error {
 		return err
 	}
 	var errs []error
-	for _, op := range doc.Operations {
-		var extra []specter.Option
-		if o.Declare != nil {
-			extra = o.Declare(op)
-		}
-		switch Classify(op, o.RouteMaps) {
-		case AsTool:
-			call := func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error) {
-				res, uri, err := c.call(sc, op, args)
-				if err != nil {
-					return nil, err
-				}
-				return res.toolResult(uri), nil
+	// One batch: the tools appear together, with one list_changed.
+	r.Declare(func() {
+		for _, op := range doc.Operations {
+			var extra []specter.Option
+			if o.Declare != nil {
+				extra = o.Declare(op)
 			}
-			errs = append(errs, declareTool(r, op, o.Transform[op.Name], call, extra))
-		case AsResource, AsResourceTemplate:
-			uri := c.scheme + "://" + strings.TrimPrefix(op.Path, "/")
-			opts := append([]specter.Option{specter.Name(op.Name), specter.Description(describe(op))}, extra...)
-			errs = append(errs, declare("resource", uri, func() { r.Resource(uri, c.resource(op), opts...) }))
+			switch Classify(op, o.RouteMaps) {
+			case AsTool:
+				call := func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error) {
+					res, uri, err := c.call(sc, op, args)
+					if err != nil {
+						return nil, err
+					}
+					return res.toolResult(uri), nil
+				}
+				errs = append(errs, declareTool(r, op, o.Transform[op.Name], call, extra))
+			case AsResource, AsResourceTemplate:
+				uri := c.scheme + "://" + strings.TrimPrefix(op.Path, "/")
+				opts := append([]specter.Option{specter.Name(op.Name), specter.Description(describe(op))}, extra...)
+				errs = append(errs, declare("resource", uri, func() { r.Resource(uri, c.resource(op), opts...) }))
+			}
 		}
-	}
+	})
 	return errors.Join(errs...)
 }
 
