@@ -44,9 +44,10 @@ type declaration struct {
 	typedVars    map[string]bool  // template variables declared as integer, number or boolean
 	rawInput     json.RawMessage
 	outputSchema json.RawMessage
-	output       *params.Schema // outputSchema compiled: structuredContent is checked against it
-	optErr       error          // an option that could not be applied (Output)
-	implicit     bool           // declared by Methods: an explicit declaration replaces it
+	output       *params.Schema                                       // outputSchema compiled: structuredContent is checked against it
+	mismatch     func(*mcp.CallToolResult, error) *mcp.CallToolResult // OutputMismatch
+	optErr       error                                                // an option that could not be applied (Output)
+	implicit     bool                                                 // declared by Methods: an explicit declaration replaces it
 	completers   map[string]Completer
 	list         Handler
 	cache        *cacheHint
@@ -165,9 +166,12 @@ func (r *Router) add(d *declaration) error {
 	d.info = &Declaration{Kind: d.kind.String(), Name: d.name, Annotations: d.annotations, Meta: d.meta, Scopes: d.scopes, Tasks: d.tasks}
 	d.mw = append(slices.Clone(r.mw), d.mw...)
 	d.call = d.chain(d.call)
-	cat := r.catalog.Load()
+	cat := r.declared()
 	if !d.implicit {
 		cat = cat.Without(d.kind, d.name, func(e *declaration) bool { return e.implicit }) // an explicit declaration wins (Methods)
+	}
+	if r.batch != nil {
+		return r.batch.insert(cat, d)
 	}
 	c, err := cat.Add(d)
 	if err != nil {
@@ -312,8 +316,10 @@ func (r *Router) RemoveResource(pattern string) bool { return r.remove(kindResou
 func (r *Router) remove(k kind, name string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	c, ok := r.catalog.Load().Remove(k, name)
-	if ok {
+	c, ok := r.declared().Remove(k, name)
+	if ok && r.batch != nil {
+		r.batch.cat, r.batch.changed[k] = c, true
+	} else if ok {
 		r.catalog.Store(c)
 		r.changed(k)
 	}

@@ -118,7 +118,7 @@ func (r *Router) Methods(v any, opts ...MethodsOption) {
 	}
 	for _, m := range found {
 		k, name, h := m.k, m.name, m.h
-		if r.catalog.Load().Declares(k, name) {
+		if r.isDeclared(k, name) {
 			continue // declared explicitly before Methods
 		}
 		desc := cfg.descriptions[name]

@@ -31,7 +31,10 @@ type Declaration struct {
 // Use adds middleware around every call. Chains are composed when a
 // declaration is made, so Use comes first: after a declaration it panics.
 func (r *Router) Use(mw ...Middleware) {
-	if c := r.catalog.Load(); len(c.Tools)+len(c.Prompts)+len(c.Resources)+len(c.Templates) > 0 {
+	r.mu.Lock()
+	c := r.declared()
+	r.mu.Unlock()
+	if len(c.Tools)+len(c.Prompts)+len(c.Resources)+len(c.Templates) > 0 {
 		panic("specter: Use after a declaration; call Use before declaring")
 	}
 	r.mw = append(r.mw, mw...)

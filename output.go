@@ -38,17 +38,39 @@ func Output[T any]() DeclOption {
 	})
 }
 
+// ErrNoStructuredContent is what OutputMismatch's function gets for a
+// result without structuredContent.
+var ErrNoStructuredContent = errors.New("the result has no structuredContent")
+
+// OutputMismatch answers, instead of an internal error, a tool's
+// successful result that breaks its output schema: f gets the result and
+// why (the schema's validation error, or ErrNoStructuredContent) and
+// returns what the client gets, usually an isError result for the model
+// to read. Use it where the results come from a third party (a proxied
+// API) rather than the server's own code. With it, results are checked
+// for clients of every version, 2025-03-26 included, and the schema is
+// compiled and checked once, by the router.
+func OutputMismatch(f func(res *mcp.CallToolResult, why error) *mcp.CallToolResult) DeclOption {
+	return declOption(func(d *declaration) { d.mismatch = f })
+}
+
 // toolResult shapes a tool's reply and, when the tool has an output
 // schema and the client's version carries structured content, checks it.
 func (d *declaration) toolResult(v any, structured bool) (*mcp.CallToolResult, error) {
 	res, err := methods.ToolResult(v, structured)
-	if err != nil || d.output == nil || !structured || res.IsError {
+	if err != nil || d.output == nil || res.IsError || (!structured && d.mismatch == nil) {
 		return res, err
 	}
 	if len(res.StructuredContent) == 0 {
+		if d.mismatch != nil {
+			return d.mismatch(res, ErrNoStructuredContent), nil
+		}
 		return nil, fmt.Errorf("tool %q declares an output schema, but its result has no structuredContent (reply with a value that encodes to a JSON object)", d.name)
 	}
 	if _, err := d.output.Validate(res.StructuredContent); err != nil {
+		if d.mismatch != nil {
+			return d.mismatch(res, err), nil
+		}
 		// Not wrapped: a *params.ValidationError would read as the
 		// caller's invalid arguments.
 		msg := err.Error()

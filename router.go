@@ -37,6 +37,7 @@ type Router struct {
 
 	mu       sync.Mutex // serializes declaration changes
 	catalog  atomic.Pointer[catalog.Catalog[*declaration]]
+	batch    *batch // Declare's batch in progress, under mu
 	sessions *session.Table
 	cluster  *session.Cluster
 	streams  *stream.Node

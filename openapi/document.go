@@ -156,7 +156,7 @@ func Parse(data []byte) (*Document, error) {
 		// costs ten times a large JSON document's size: JSON is decoded as
 		// JSON, and only its references resolved by the loader.
 		t = &openapi3.T{}
-		if err := json.Unmarshal(data, t); err != nil {
+		if err := decodeJSON(data, t); err != nil {
 			return nil, fmt.Errorf("openapi: %w", err)
 		}
 		if err := loader.ResolveRefsIn(t, nil); err != nil {

@@ -16,7 +16,6 @@ import (
 
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/mcp"
-	"github.com/specter-mcp/specter/params"
 	"github.com/specter-mcp/specter/transform"
 )
 
@@ -145,27 +144,30 @@ func Mount(r *specter.Router, doc *Document, o Options) error {
 		return err
 	}
 	var errs []error
-	for _, op := range doc.Operations {
-		var extra []specter.Option
-		if o.Declare != nil {
-			extra = o.Declare(op)
-		}
-		switch Classify(op, o.RouteMaps) {
-		case AsTool:
-			call := func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error) {
-				res, uri, err := c.call(sc, op, args)
-				if err != nil {
-					return nil, err
-				}
-				return res.toolResult(uri), nil
+	// One batch: the tools appear together, with one list_changed.
+	r.Declare(func() {
+		for _, op := range doc.Operations {
+			var extra []specter.Option
+			if o.Declare != nil {
+				extra = o.Declare(op)
 			}
-			errs = append(errs, declareTool(r, op, o.Transform[op.Name], call, extra))
-		case AsResource, AsResourceTemplate:
-			uri := c.scheme + "://" + strings.TrimPrefix(op.Path, "/")
-			opts := append([]specter.Option{specter.Name(op.Name), specter.Description(describe(op))}, extra...)
-			errs = append(errs, declare("resource", uri, func() { r.Resource(uri, c.resource(op), opts...) }))
+			switch Classify(op, o.RouteMaps) {
+			case AsTool:
+				call := func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error) {
+					res, uri, err := c.call(sc, op, args)
+					if err != nil {
+						return nil, err
+					}
+					return res.toolResult(uri), nil
+				}
+				errs = append(errs, declareTool(r, op, o.Transform[op.Name], call, extra))
+			case AsResource, AsResourceTemplate:
+				uri := c.scheme + "://" + strings.TrimPrefix(op.Path, "/")
+				opts := append([]specter.Option{specter.Name(op.Name), specter.Description(describe(op))}, extra...)
+				errs = append(errs, declare("resource", uri, func() { r.Resource(uri, c.resource(op), opts...) }))
+			}
 		}
-	}
+	})
 	return errors.Join(errs...)
 }
 
@@ -195,13 +197,6 @@ func declareTool(r *specter.Router, op *Operation, tr transform.Tool, call callF
 			return x.Result(sc, res)
 		}
 	}
-	if tool.OutputSchema != nil {
-		out, err := params.Raw(tool.OutputSchema)
-		if err != nil {
-			return fmt.Errorf("openapi: tool %s: output schema: %w", tool.Name, err)
-		}
-		call = conforming(call, out)
-	}
 	h := func(p specter.Params, _ *specter.Request, sc *specter.Context) specter.Result {
 		res, err := call(sc, p)
 		if err != nil {
@@ -209,31 +204,25 @@ func declareTool(r *specter.Router, op *Operation, tr transform.Tool, call callF
 		}
 		return specter.Reply(res)
 	}
-	return declare("tool", tool.Name, func() { r.Tool(tool.Name, h, append(toolOptions(tool), extra...)...) })
+	opts := toolOptions(tool)
+	if tool.OutputSchema != nil {
+		opts = append(opts, specter.OutputMismatch(nonconforming))
+	}
+	return declare("tool", tool.Name, func() { r.Tool(tool.Name, h, append(opts, extra...)...) })
 }
 
-// conforming holds an API's successful answers to the output schema its
-// document promises: an answer that breaks the promise becomes an isError
-// result saying how, with the answer itself, for the model to read. The
-// document is a third party's word, and MCP lets no structuredContent out
-// that does not match its tool's outputSchema.
-func conforming(call callFunc, out *params.Schema) callFunc {
-	return func(sc *specter.Context, args map[string]any) (*mcp.CallToolResult, error) {
-		res, err := call(sc, args)
-		if err != nil || res == nil || res.IsError {
-			return res, err
-		}
-		why := "it is not a JSON object"
-		if len(res.StructuredContent) > 0 {
-			if _, verr := out.Validate(res.StructuredContent); verr == nil {
-				return res, nil
-			} else {
-				why = verr.Error()
-			}
-		}
-		msg := "the API answered, but not as its document says (" + why + ")"
-		return &mcp.CallToolResult{Content: append([]mcp.Content{mcp.Text(msg)}, res.Content...), IsError: true}, nil
+// nonconforming answers an API's successful answer that breaks the
+// output schema its document promises (the router checks it, once): an
+// isError result saying how, with the answer itself, for the model to
+// read. The document is a third party's word, and MCP lets no
+// structuredContent out that does not match its tool's outputSchema.
+func nonconforming(res *mcp.CallToolResult, why error) *mcp.CallToolResult {
+	reason := why.Error()
+	if errors.Is(why, specter.ErrNoStructuredContent) {
+		reason = "it is not a JSON object"
 	}
+	msg := "the API answered, but not as its document says (" + reason + ")"
+	return &mcp.CallToolResult{Content: append([]mcp.Content{mcp.Text(msg)}, res.Content...), IsError: true}
 }
 
 // Tool is op's MCP tool: its name, its summary as title, its description

@@ -194,16 +194,7 @@ func cpuTime() time.Duration {
 // request (cpu-ns/op: the whole process, client included, so that both
 // sides pay the same transport).
 func BenchmarkRouteCall(b *testing.B) {
-	e, _ := notesApp()
-	doc, err := openapi.Parse([]byte(notesDoc))
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := specter.NewRouter("notes", "1", specter.Logger(zerolog.Nop()))
-	if err := openapi.MountRoutes(r, e, doc, openapi.RouteOptions{Select: []openapi.Select{{Methods: []string{http.MethodGet}, Path: regexp.MustCompile(`^/notes/`)}}}); err != nil {
-		b.Fatal(err)
-	}
-	r.Mount(e.Group("/mcp", principalFromHeader))
+	e, _ := notesServer(b)
 	srv := httptest.NewServer(e)
 	defer srv.Close()
 	client := srv.Client()
@@ -248,6 +239,22 @@ func BenchmarkRouteCall(b *testing.B) {
 	}
 }
 
+// notesServer is the notes app with its GET /notes/{id} route mounted as
+// a tool and its MCP endpoint at /mcp.
+func notesServer(tb testing.TB) (*echo.Echo, *specter.Router) {
+	e, _ := notesApp()
+	doc, err := openapi.Parse([]byte(notesDoc))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	r := specter.NewRouter("notes", "1", specter.Logger(zerolog.Nop()))
+	if err := openapi.MountRoutes(r, e, doc, openapi.RouteOptions{Select: []openapi.Select{{Methods: []string{http.MethodGet}, Path: regexp.MustCompile(`^/notes/`)}}}); err != nil {
+		tb.Fatal(err)
+	}
+	r.Mount(e.Group("/mcp", principalFromHeader))
+	return e, r
+}
+
 // principalFromHeader is the benchmark's authentication: the caller is
 // the X-User header's user.
 func principalFromHeader(next echo.HandlerFunc) echo.HandlerFunc {
@@ -265,16 +272,7 @@ func principalFromHeader(next echo.HandlerFunc) echo.HandlerFunc {
 // recorder) and for a tools/call of it (the router's handler, which runs
 // the route in process), requests built once.
 func BenchmarkRouteCallServer(b *testing.B) {
-	e, _ := notesApp()
-	doc, err := openapi.Parse([]byte(notesDoc))
-	if err != nil {
-		b.Fatal(err)
-	}
-	r := specter.NewRouter("notes", "1", specter.Logger(zerolog.Nop()))
-	if err := openapi.MountRoutes(r, e, doc, openapi.RouteOptions{Select: []openapi.Select{{Methods: []string{http.MethodGet}, Path: regexp.MustCompile(`^/notes/`)}}}); err != nil {
-		b.Fatal(err)
-	}
-	r.Mount(e.Group("/mcp", principalFromHeader))
+	e, _ := notesServer(b)
 	body, hdr := statelessRequest("tools/call", "get_note", `"name":"get_note","arguments":{"id":3},`)
 	hdr.Set("X-User", "alice")
 	for _, tc := range []struct {

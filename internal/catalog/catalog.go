@@ -47,6 +47,10 @@ func New[E Entry]() *Catalog[E] {
 	return &Catalog[E]{ByTool: map[string]E{}, ByPrompt: map[string]E{}, ByURI: map[string]E{}}
 }
 
+// Clone returns a copy of c that its owner may change with Insert before
+// publishing it.
+func (c *Catalog[E]) Clone() *Catalog[E] { return c.clone() }
+
 func (c *Catalog[E]) clone() *Catalog[E] {
 	n := &Catalog[E]{
 		Tools: slices.Clone(c.Tools), Prompts: slices.Clone(c.Prompts),
@@ -64,16 +68,26 @@ func (c *Catalog[E]) clone() *Catalog[E] {
 // template is declared already.
 func (c *Catalog[E]) Add(e E) (*Catalog[E], error) {
 	n := c.clone()
+	if err := n.Insert(e); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Insert adds e to c itself, which must not be published yet (a Clone).
+// It fails when the name, URI or template is declared already.
+func (c *Catalog[E]) Insert(e E) error {
+	n := c
 	switch e.Kind() {
 	case Tool:
 		if _, dup := n.ByTool[e.Name()]; dup {
-			return nil, fmt.Errorf("a tool with this name is already declared")
+			return fmt.Errorf("a tool with this name is already declared")
 		}
 		n.Tools = append(n.Tools, e)
 		n.ByTool[e.Name()] = e
 	case Prompt:
 		if _, dup := n.ByPrompt[e.Name()]; dup {
-			return nil, fmt.Errorf("a prompt with this name is already declared")
+			return fmt.Errorf("a prompt with this name is already declared")
 		}
 		n.Prompts = append(n.Prompts, e)
 		n.ByPrompt[e.Name()] = e
@@ -81,9 +95,9 @@ func (c *Catalog[E]) Add(e E) (*Catalog[E], error) {
 		key := e.Pattern().Template()
 		if _, dup := n.ByURI[key]; dup {
 			if e.IsSkill() {
-				return nil, fmt.Errorf("a skill with this name, or a resource at %s, is already declared", key)
+				return fmt.Errorf("a skill with this name, or a resource at %s, is already declared", key)
 			}
-			return nil, fmt.Errorf("a resource with this URI or template is already declared")
+			return fmt.Errorf("a resource with this URI or template is already declared")
 		}
 		if e.IsSkill() {
 			n.Skills = append(n.Skills, e)
@@ -96,7 +110,7 @@ func (c *Catalog[E]) Add(e E) (*Catalog[E], error) {
 		}
 		n.ByURI[key] = e
 	}
-	return n, nil
+	return nil
 }
 
 // Without returns c without the declaration of kind k named name when
