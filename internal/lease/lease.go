@@ -2,13 +2,14 @@
 // it runs, and takes over the work of nodes whose lease lapsed.
 //
 // A node renews its lease every TTL/3 and, a moment after its work
-// changes, records what it runs; a node that dies stops renewing, and
+// changes (settle), records what it runs; a node that dies stops renewing, and
 // once its lease lapses the first node to look claims it and hands its
 // work to Down, which ends it (an error for its requests, failed tasks).
 package lease
 
 import (
 	"context"
+	"maps"
 	"sync"
 	"time"
 
@@ -53,8 +54,9 @@ type Keeper struct {
 	stop  chan struct{}
 	done  chan struct{}
 
-	mu   sync.Mutex
-	work map[string]int // entry → holds
+	mu      sync.Mutex
+	work    map[string]int      // entry → holds
+	written map[string]struct{} // the work as last written
 }
 
 // New returns a Keeper of cfg.Node's lease; Start starts it.
@@ -62,7 +64,7 @@ func New(cfg Config) *Keeper {
 	if cfg.TTL <= 0 {
 		cfg.TTL = TTL
 	}
-	return &Keeper{cfg: cfg, dirty: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), work: map[string]int{}}
+	return &Keeper{cfg: cfg, dirty: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}), work: map[string]int{}, written: map[string]struct{}{}}
 }
 
 // Start renews the lease until Stop, and takes over lapsed ones.
@@ -122,9 +124,9 @@ func (k *Keeper) run() {
 	defer close(k.done)
 	tick := time.NewTicker(k.cfg.TTL / 3)
 	defer tick.Stop()
-	// After a record of changed work, the next waits for settle: dirty
-	// is not watched meanwhile, and settled fires.
-	dirty := k.dirty
+	// A change of the work is recorded settle after it, if the work then
+	// differs from what was recorded: a request that begins and ends
+	// within settle costs no write.
 	var settled <-chan time.Time
 	for {
 		select {
@@ -133,12 +135,24 @@ func (k *Keeper) run() {
 		case <-tick.C:
 			k.renew()
 			k.takeOver()
+		case <-k.dirty:
+			if settled == nil {
+				settled = time.After(settle)
+			}
 		case <-settled:
-			settled, dirty = nil, k.dirty
-		case <-dirty:
-			k.renew()
-			settled, dirty = time.After(settle), nil
+			settled = nil
+			k.record()
 		}
+	}
+}
+
+// record renews the lease if the work changed since it was last written.
+func (k *Keeper) record() {
+	k.mu.Lock()
+	same := maps.EqualFunc(k.work, k.written, func(int, struct{}) bool { return true })
+	k.mu.Unlock()
+	if !same {
+		k.renew()
 	}
 }
 
@@ -146,8 +160,10 @@ func (k *Keeper) run() {
 func (k *Keeper) renew() {
 	k.mu.Lock()
 	work := make([]string, 0, len(k.work))
+	clear(k.written)
 	for e := range k.work {
 		work = append(work, e)
+		k.written[e] = struct{}{}
 	}
 	k.mu.Unlock()
 	ctx, cancel := k.context()
