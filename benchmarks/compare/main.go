@@ -210,8 +210,9 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 				samples[i] = append(samples[i], s)
 			}
 		}
-		for i := range children {
+		for i, c := range children {
 			res[i].cells[col] = summarize(samples[i])
+			res[i].cells[col].onRedis = c.srv.redis
 		}
 	}
 	return nil

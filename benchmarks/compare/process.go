@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
@@ -138,6 +140,56 @@ func (r *redisServer) URL() string {
 func (r *redisServer) stop() {
 	_ = r.cmd.Process.Kill()
 	_ = r.cmd.Wait()
+}
+
+// commands returns how many commands Redis executed since it started,
+// from INFO commandstats, the INFO commands that read them left out.
+func (r *redisServer) commands() (int64, error) {
+	u, err := url.Parse(r.url)
+	if err != nil {
+		return 0, err
+	}
+	conn, err := net.DialTimeout("tcp", u.Host, time.Second)
+	if err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte("INFO commandstats\r\n")); err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	rd := bufio.NewReader(conn)
+	head, err := rd.ReadString('\n')
+	if err != nil || !strings.HasPrefix(head, "$") {
+		return 0, fmt.Errorf("redis commandstats: answered %q: %v", head, err)
+	}
+	size, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(rd, body); err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	return sumCalls(string(body)), nil
+}
+
+// sumCalls adds the calls= of every cmdstat_ line but INFO's.
+func sumCalls(stats string) int64 {
+	var n int64
+	for _, line := range strings.Split(stats, "\n") {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" {
+			continue
+		}
+		for _, f := range strings.Split(fields, ",") {
+			if v, ok := strings.CutPrefix(f, "calls="); ok {
+				c, _ := strconv.ParseInt(v, 10, 64)
+				n += c
+			}
+		}
+	}
+	return n
 }
 
 func ping(addr string) error {

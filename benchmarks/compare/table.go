@@ -79,8 +79,8 @@ func cell(s, base summary, perSession bool) string {
 		fmt.Fprintf(&b, "**%.1f×** ", float64(s.perOp)/float64(base.perOp))
 	}
 	fmt.Fprintf(&b, "%s (%.0f–%s), %s %s", micros(s.perOp), float64(s.lo)/float64(time.Microsecond), micros(s.hi), thousands(s.opsPerS), unit)
-	if s.redisOp > 0 {
-		fmt.Fprintf(&b, "; redis-server +%s", micros(s.redisOp))
+	if s.onRedis {
+		fmt.Fprintf(&b, "; redis-server +%s, %.2f Redis commands per request (INFO commandstats)", micros(s.redisOp), s.cmdsOp)
 	}
 	return b.String()
 }
