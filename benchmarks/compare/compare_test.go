@@ -32,7 +32,10 @@ func TestEveryServerAnswers(t *testing.T) {
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
 			redisURL := ""
-			if s.redis {
+			switch {
+			case s.cluster:
+				redisURL = redistest.StartCluster(t).URL
+			case s.redis:
 				redisURL = redistest.Start(t).URL
 			}
 			h, release, err := s.build(redisURL)

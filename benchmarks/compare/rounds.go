@@ -172,7 +172,7 @@ func ticks(c *child, rds *redisServer) (own, redis int64, err error) {
 	if own, err = cpuTicks(c.pid()); err != nil || rds == nil {
 		return own, 0, err
 	}
-	redis, err = cpuTicks(rds.pid())
+	redis, err = rds.cpuTicks()
 	return own, redis, err
 }
 

@@ -46,6 +46,10 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 			rds.cells[colSession].opsPerS/mem.cells[colSession].opsPerS,
 			float64(rds.cells[colSession].perOp)/float64(mem.cells[colSession].perOp))
 	}
+	if one, cl, ok := rowsNamed(res, "specter-redis", "specter-cluster"); ok && one.cells[colSession].opsPerS > 0 {
+		fmt.Fprintf(w, "- On the 3-master Cluster Specter serves %.2f× the session-era tools/call throughput of one Redis (all on this machine's %d cores).\n",
+			cl.cells[colSession].opsPerS/one.cells[colSession].opsPerS, runtime.NumCPU())
+	}
 }
 
 // rowsNamed returns the rows of servers a and b, if both ran.
