@@ -52,6 +52,9 @@ func (p *partitioned) TakeOver(ctx context.Context, hold time.Duration) (string,
 // application there hears of it in OnNodeDown, with the reason, the
 // session and the request id.
 func TestNodeDownHook(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a lease to lapse; skipped with -short")
+	}
 	redis := redistest.Start(t)
 	downs := make(chan specter.NodeDown, 1)
 	serve := func(bp *redisbp.Backplane, cut *partitioned) (*specter.Router, *httptest.Server) {
