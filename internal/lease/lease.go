@@ -32,6 +32,8 @@ const (
 	// recorded: its client's stream ends with the connection, but a
 	// resume of it waits for an answer that nobody will give.
 	settle = 20 * time.Millisecond
+	// renewals is how many renewals in a row a lease makes in a TTL.
+	renewals = 3
 )
 
 // Config configures a Keeper.
@@ -53,6 +55,8 @@ type Keeper struct {
 	dirty chan struct{}
 	stop  chan struct{}
 	done  chan struct{}
+
+	healthy int // renewals in a row that the backplane took (run's goroutine only)
 
 	mu      sync.Mutex
 	work    map[string]int      // entry → holds
@@ -122,7 +126,7 @@ func (k *Keeper) context() (context.Context, context.CancelFunc) {
 
 func (k *Keeper) run() {
 	defer close(k.done)
-	tick := time.NewTicker(k.cfg.TTL / 3)
+	tick := time.NewTicker(k.cfg.TTL / renewals)
 	defer tick.Stop()
 	// A change of the work is recorded settle after it, if the work then
 	// differs from what was recorded: a request that begins and ends
@@ -170,12 +174,24 @@ func (k *Keeper) renew() {
 	defer cancel()
 	if err := k.cfg.Leases.Heartbeat(ctx, k.cfg.Node, k.cfg.TTL, work); err != nil {
 		k.cfg.Log.Warn().Err(err).Msg("specter: the node's lease was not renewed")
+		k.healthy = 0
+		k.mu.Lock()
+		clear(k.written) // written again at the next change
+		k.mu.Unlock()
+		return
 	}
+	k.healthy++
 }
 
 // takeOver ends the work of every node whose lease lapsed that this node
 // can claim.
 func (k *Keeper) takeOver() {
+	if k.healthy < renewals {
+		// After an outage of the backplane every node's lease lapsed:
+		// this one waits until the others had a whole TTL to renew
+		// theirs, so that it takes over only nodes that are gone.
+		return
+	}
 	for {
 		ctx, cancel := k.context()
 		node, work, err := k.cfg.Leases.TakeOver(ctx, Hold)

@@ -2,7 +2,9 @@ package lease
 
 import (
 	"context"
+	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -88,5 +90,55 @@ func TestDeadNodeTakenOver(t *testing.T) {
 	case work := <-downs:
 		t.Fatalf("taken over twice: %q", work)
 	case <-time.After(300 * time.Millisecond): // three more takeover rounds
+	}
+}
+
+// flaky is a backplane.Leases whose heartbeats fail while down is set,
+// as while the backplane is out of reach, and that counts the ones it
+// took.
+type flaky struct {
+	*backplane.Memory
+	down  atomic.Bool
+	taken atomic.Int64
+}
+
+func (f *flaky) Heartbeat(ctx context.Context, node string, ttl time.Duration, work []string) error {
+	if f.down.Load() {
+		return errors.New("unreachable")
+	}
+	f.taken.Add(1)
+	return f.Memory.Heartbeat(ctx, node, ttl, work)
+}
+
+// TestNoTakeOverRightAfterAnOutage: after the backplane was out of
+// reach, when every lease lapsed, a node takes over others only once it
+// renewed its own for a whole TTL, so that live nodes have renewed
+// theirs by then.
+func TestNoTakeOverRightAfterAnOutage(t *testing.T) {
+	f := &flaky{Memory: backplane.NewMemory()}
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(f.Memory.Heartbeat(context.Background(), "gone", time.Millisecond, []string{Task("t1")}))
+	f.down.Store(true)
+	var atTakeOver atomic.Int64
+	downs := make(chan string, 1)
+	k := New(Config{Leases: f, Node: "n1", TTL: 60 * time.Millisecond, Down: func(_ context.Context, node string, _ []string) bool {
+		atTakeOver.Store(f.taken.Load())
+		downs <- node
+		return true
+	}})
+	k.Start() // its first renewal fails
+	defer k.Stop()
+	f.down.Store(false) // the backplane is back
+	select {
+	case node := <-downs:
+		if node != "gone" || atTakeOver.Load() < renewals {
+			t.Fatalf("took over %q after %d renewals, want gone after at least %d", node, atTakeOver.Load(), renewals)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the lapsed node was not taken over")
 	}
 }
