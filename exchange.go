@@ -96,6 +96,9 @@ func (r *Router) dispatch(conn *Context, sess *session.Session, ob *stream.Strea
 		x.respond(methods.Failed(jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "Invalid Request: request id %s is already in flight in this session", m.ID)), false)
 		return
 	}
+	if sess != nil {
+		sess.Hold(m.ID, ob.ID())
+	}
 	f, e := methods.Find(m.Method, m.Params, sess != nil)
 	if e != nil {
 		x.respond(methods.Failed(e), true)

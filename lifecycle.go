@@ -54,6 +54,9 @@ func (r *Router) Shutdown(ctx context.Context) error {
 	r.work.close()
 	err := waitFor(ctx, &r.work.wg)
 	r.cluster.Shutdown(EndShutdown)
+	if r.lease != nil {
+		r.lease.Stop()
+	}
 	r.stopSub()
 	r.t.Listeners.Stop()
 	r.tasks.Stop()

@@ -14,6 +14,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/internal/catalog"
 	"github.com/specter-mcp/specter/internal/hostguard"
+	"github.com/specter-mcp/specter/internal/lease"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -51,6 +52,8 @@ type Router struct {
 	bp          backplane.Backplane
 	local       bool // the backplane lives in this process only
 	stopSub     func()
+	lease       *lease.Keeper // this node's lease on a shared backplane; nil without one
+	onNodeDown  func(NodeDown)
 	onStart     func(*Context, *Session) error
 	onTerminate func(string, *Session)
 	onEvent     func(*Session, string, json.RawMessage)
@@ -332,8 +335,14 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 	}
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
-	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams,
-		Timeout: r.cfg.sessionTimeout, Node: session.NewID()[:6], Log: r.log, Publish: r.publish, MaxSubscriptions: max(r.cfg.maxSubs, 0), Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
+	node := session.NewID()[:6]
+	r.newLease(node)
+	var hold func(string) func()
+	if r.lease != nil {
+		hold = r.lease.Hold
+	}
+	r.sessions = session.NewTable(session.Config{Backplane: r.bp, Local: r.local, Streams: r.streams, Hold: hold,
+		Timeout: r.cfg.sessionTimeout, Node: node, Log: r.log, Publish: r.publish, MaxSubscriptions: max(r.cfg.maxSubs, 0), Expired: func(s *session.Session, why string) { r.cluster.Finish(s, why) }})
 	r.cluster = session.NewCluster(session.ClusterConfig{Backplane: r.bp, Local: r.local, Sessions: r.sessions, Streams: r.streams, Log: r.log,
 		Unsubscribed: r.unsubscribed, Ended: func(s *session.Session, reason string) {
 			if r.onTerminate != nil {
@@ -341,8 +350,11 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			}
 		}})
 	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish,
-		Listed: listedOwner, Log: r.log, Limits: r.cfg.taskLimits})
+		Listed: listedOwner, Log: r.log, Limits: r.cfg.taskLimits, Hold: hold})
 	r.stopSub = session.Subscribe(r.bp, r.onMessage, r.log)
+	if r.lease != nil {
+		r.lease.Start()
+	}
 	r.t = transport.New(transport.Config{MaxBody: r.cfg.maxBody, BodyTimeout: r.cfg.bodyTimeout, MaxSessions: r.cfg.maxSessions,
 		LogLevel: r.cfg.logLevel.Severity(), Versions: r.cfg.versions, Quotas: r.quotas, MaxSubscriptions: max(r.cfg.maxSubs, 0), Closing: &r.closing, Sessions: r.sessions, Cluster: r.cluster, Streams: r.streams,
 		Report: func(ctx context.Context, err error) { r.report(ctx, err, nil) }}, host{r})

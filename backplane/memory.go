@@ -35,6 +35,9 @@ type Memory struct {
 	subs    map[int]func(*Message)
 	nextSub int
 
+	leaseMu sync.Mutex
+	leases  map[string]*memLease // by node
+
 	now func() time.Time
 }
 

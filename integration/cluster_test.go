@@ -8,8 +8,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"net/http/httputil"
-	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -222,67 +220,88 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 	if err != nil {
 		return nil, err
 	}
-	var got []int
-	last := ""
-	read := func(r *mcptest.EventReader, budget int) (done bool, err error) {
-		for budget != 0 {
-			ev, err := r.Next()
-			if err != nil {
-				return false, nil // the connection ended: resume
-			}
-			if ev.ID != "" {
-				last = ev.ID
-			}
-			if ev.Data == "" {
-				continue
-			}
-			var m jsonrpc.Message
-			if err := json.Unmarshal([]byte(ev.Data), &m); err != nil {
-				return false, err
-			}
-			switch {
-			case m.Method == "notifications/message" && strings.Contains(string(m.Params), "messages of this stream were"):
-				return false, errLost // told, not silent
-			case m.Method == "notifications/count":
-				var p struct{ N int }
-				_ = json.Unmarshal(m.Params, &p)
-				got = append(got, p.N)
-			case m.Kind() == jsonrpc.KindResponse:
-				return true, nil
-			}
-			budget--
-		}
-		return false, nil
-	}
-	done, err := read(mcptest.NewEventReader(hr.Body), rng.IntN(120)+1)
+	cr := &countReader{}
+	done, err := cr.read(mcptest.NewEventReader(hr.Body), rng.IntN(120)+1)
 	hr.Body.Close()
 	for attempt := 0; !done && err == nil; attempt++ {
 		if attempt > 50 {
-			return got, errors.New("no answer after 50 resumes")
+			return cr.got, errors.New("no answer after 50 resumes")
 		}
-		if last == "" {
-			return got, errors.New("dropped before any event id")
+		if cr.last == "" {
+			return cr.got, errors.New("dropped before any event id")
 		}
 		n := nodes[rng.IntN(len(nodes))]
 		req, _ := on(t, base, n).NewRequest(ctx(t), http.MethodGet, nil)
-		req.Header.Set("Last-Event-ID", last)
+		req.Header.Set("Last-Event-ID", cr.last)
 		hr, herr := n.srv.Client().Do(req)
 		if herr != nil {
-			return got, herr
+			return cr.got, herr
 		}
 		if hr.StatusCode != http.StatusOK {
 			hr.Body.Close()
-			return got, fmt.Errorf("resume on a node: HTTP %d", hr.StatusCode)
+			return cr.got, fmt.Errorf("resume on a node: HTTP %d", hr.StatusCode)
 		}
 		budget := -1
 		if rng.IntN(3) == 0 {
 			budget = rng.IntN(40) + 1 // drop again
 		}
-		done, err = read(mcptest.NewEventReader(hr.Body), budget)
+		done, err = cr.read(mcptest.NewEventReader(hr.Body), budget)
 		hr.Body.Close()
 	}
-	return got, err
+	return cr.got, err
 }
+
+// countReader follows the events of a call that counts: the numbers
+// seen, in order, and the last event id, for a resume.
+type countReader struct {
+	got     []int
+	last    string
+	onEvent func(n int) // after each number, if set
+}
+
+// read reads events until the answer (done; an error response is
+// errCall), a notice of lost messages (errLost), the connection's end, or
+// budget events (-1: no bound).
+func (cr *countReader) read(r *mcptest.EventReader, budget int) (done bool, err error) {
+	for budget != 0 {
+		ev, err := r.Next()
+		if err != nil {
+			return false, nil // the connection ended: resume
+		}
+		if ev.ID != "" {
+			cr.last = ev.ID
+		}
+		if ev.Data == "" {
+			continue
+		}
+		var m jsonrpc.Message
+		if err := json.Unmarshal([]byte(ev.Data), &m); err != nil {
+			return false, err
+		}
+		switch {
+		case m.Method == "notifications/message" && strings.Contains(string(m.Params), "messages of this stream were"):
+			return false, errLost // told, not silent
+		case m.Method == "notifications/count":
+			var p struct{ N int }
+			_ = json.Unmarshal(m.Params, &p)
+			cr.got = append(cr.got, p.N)
+			if cr.onEvent != nil {
+				cr.onEvent(p.N)
+			}
+		case m.Kind() == jsonrpc.KindErrorResponse:
+			return true, errCall{m.Error}
+		case m.Kind() == jsonrpc.KindResponse:
+			return true, nil
+		}
+		budget--
+	}
+	return false, nil
+}
+
+// errCall is a call's explicit JSON-RPC error.
+type errCall struct{ e *jsonrpc.Error }
+
+func (e errCall) Error() string { return e.e.Message }
 
 // TestClusterSurvivesRedisOutage stops Redis mid-run: requests fail with
 // clear errors, nothing panics, and service comes back by itself.
@@ -327,26 +346,9 @@ func TestClusterSurvivesRedisOutage(t *testing.T) {
 // returns its base URL.
 func roundRobin(t *testing.T, nodes []*node) string {
 	t.Helper()
-	targets := make([]*url.URL, len(nodes))
+	bases := make([]string, len(nodes))
 	for i, n := range nodes {
-		u, err := url.Parse(n.srv.URL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		targets[i] = u
+		bases[i] = n.srv.URL
 	}
-	var next atomic.Uint64
-	proxy := &httputil.ReverseProxy{
-		Rewrite: func(r *httputil.ProxyRequest) {
-			r.SetURL(targets[(next.Add(1)-1)%uint64(len(targets))])
-			r.Out.Host = r.In.Host // the client's Host, for the nodes' DNS-rebinding check
-		},
-		FlushInterval: -1, // SSE: pass every event on at once
-	}
-	srv := httptest.NewServer(proxy)
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return srv.URL
+	return proxyTo(t, bases)
 }

@@ -233,6 +233,41 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 			t.Fatalf("an unlisted task is listed: %+v", list)
 		}
 	})
+	t.Run("leases", func(t *testing.T) {
+		a, b := newBP(t)
+		la, okA := a.(backplane.Leases)
+		lb, okB := b.(backplane.Leases)
+		if !okA || !okB {
+			t.Skip("the backplane keeps no leases")
+		}
+		must(t, lb.Heartbeat(ctx, "n2", time.Hour, []string{"x"}))
+		must(t, la.Heartbeat(ctx, "n1", time.Hour, []string{"old"}))
+		must(t, la.Heartbeat(ctx, "n1", 20*time.Millisecond, []string{"w1", "w2"})) // replaces the work
+		// n1 stops renewing, as a node that died: once its lease lapses
+		// one node, and only one, takes it over with its work.
+		deadline := time.Now().Add(10 * time.Second)
+		var node string
+		var work []string
+		for node == "" && time.Now().Before(deadline) {
+			var err error
+			node, work, err = lb.TakeOver(ctx, time.Hour)
+			must(t, err)
+		}
+		slices.Sort(work)
+		if node != "n1" || !slices.Equal(work, []string{"w1", "w2"}) {
+			t.Fatalf("take over: %q %q, want n1 [w1 w2]", node, work)
+		}
+		if node, _, err := la.TakeOver(ctx, time.Hour); node != "" || err != nil {
+			t.Fatalf("a second take over of a claimed node: %q %v", node, err)
+		}
+		must(t, lb.Done(ctx, "n1"))
+		must(t, la.Heartbeat(ctx, "n1", time.Hour, nil)) // the node restarted
+		if node, _, err := lb.TakeOver(ctx, time.Hour); node != "" || err != nil {
+			t.Fatalf("take over with every lease live: %q %v", node, err)
+		}
+		must(t, la.Done(ctx, "n1"))
+		must(t, lb.Done(ctx, "n2"))
+	})
 	t.Run("messages", func(t *testing.T) {
 		a, b := newBP(t)
 		var mu sync.Mutex

@@ -32,7 +32,10 @@ func TestEveryServerAnswers(t *testing.T) {
 	for _, s := range servers {
 		t.Run(s.name, func(t *testing.T) {
 			redisURL := ""
-			if s.redis {
+			switch {
+			case s.cluster:
+				redisURL = redistest.StartCluster(t).URL
+			case s.redis:
 				redisURL = redistest.Start(t).URL
 			}
 			h, release, err := s.build(redisURL)
@@ -135,9 +138,20 @@ func TestRunPrintsTable(t *testing.T) {
 		if got := strings.Count(row, "µs ("); got != want {
 			t.Errorf("%s: %d measured CPU cells, want %d: %s", s.name, got, want, row)
 		}
+		if got := strings.Count(row, "Redis commands per request"); s.redis && got != want {
+			t.Errorf("%s: %d cells with Redis commands per request, want %d: %s", s.name, got, want, row)
+		}
 		if got := strings.Count(row, "KiB"); s.sessions && got != 2 {
 			t.Errorf("%s: %d memory cells, want 2: %s", s.name, got, row)
 		}
+	}
+}
+
+func TestSumCalls(t *testing.T) {
+	stats := "# Commandstats\r\ncmdstat_evalsha:calls=300,usec=900,usec_per_call=3.00\r\n" +
+		"cmdstat_info:calls=7,usec=70\r\ncmdstat_publish:calls=12,usec=24\r\n"
+	if n := sumCalls(stats); n != 312 {
+		t.Errorf("sumCalls = %d, want 312 (INFO left out)", n)
 	}
 }
 

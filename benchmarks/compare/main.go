@@ -115,13 +115,18 @@ func run(o options, out, log io.Writer) error {
 		}
 	}
 	started := time.Now()
-	var rds *redisServer
+	var rds redises
 	for _, s := range srvs {
-		if s.redis && rds == nil {
-			if rds, err = startRedis(); err != nil {
+		at := &rds.one
+		start := startRedis
+		if s.cluster {
+			at, start = &rds.cluster, startRedisCluster
+		}
+		if s.redis && *at == nil {
+			if *at, err = start(); err != nil {
 				return err
 			}
-			defer rds.stop()
+			defer (*at).stop()
 		}
 	}
 	res := make([]rowResult, len(srvs))
@@ -137,13 +142,27 @@ func run(o options, out, log io.Writer) error {
 				continue
 			}
 			fmt.Fprintf(log, "memory: %s, %d sessions\n", s.name, o.sessions)
-			if res[i].idle, res[i].stream, err = sessionMemory(s, rds.URL(), o.sessions); err != nil {
+			if res[i].idle, res[i].stream, err = sessionMemory(s, rds.of(s).URL(), o.sessions); err != nil {
 				return err
 			}
 		}
 	}
 	writeTable(out, o, res, started, time.Since(started))
 	return nil
+}
+
+// redises are the Redis servers of the rows that need them.
+type redises struct{ one, cluster *redisServer }
+
+// of returns the Redis of s, nil for none.
+func (r redises) of(s server) *redisServer {
+	switch {
+	case !s.redis:
+		return nil
+	case s.cluster:
+		return r.cluster
+	}
+	return r.one
 }
 
 // rowResult is what the table shows for one server.
@@ -155,7 +174,7 @@ type rowResult struct {
 
 // cpuRounds starts a child per server and runs the interleaved rounds of
 // every column.
-func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log io.Writer) error {
+func cpuRounds(o options, srvs []server, rds redises, res []rowResult, log io.Writer) error {
 	children := make([]*child, 0, len(srvs))
 	defer func() {
 		for _, c := range children {
@@ -169,7 +188,7 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 		if o.cpuProfile != "" {
 			profile = filepath.Join(o.cpuProfile, s.name+".pprof")
 		}
-		c, err := startChild(s, rds.URL(), profile)
+		c, err := startChild(s, rds.of(s).URL(), profile)
 		if err != nil {
 			return err
 		}
@@ -199,19 +218,16 @@ func cpuRounds(o options, srvs []server, rds *redisServer, res []rowResult, log 
 				if steps[i] == nil {
 					continue
 				}
-				var r *redisServer
-				if c.srv.redis {
-					r = rds
-				}
-				s, err := measure(c, r, steps[i], o.round, o.minCPU)
+				s, err := measure(c, rds.of(c.srv), steps[i], o.round, o.minCPU)
 				if err != nil {
 					return fmt.Errorf("%s, round %d: %w", col, round+1, err)
 				}
 				samples[i] = append(samples[i], s)
 			}
 		}
-		for i := range children {
+		for i, c := range children {
 			res[i].cells[col] = summarize(samples[i])
+			res[i].cells[col].onRedis = c.srv.redis
 		}
 	}
 	return nil

@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -89,43 +91,128 @@ func (c *child) stop() error {
 	}
 }
 
-// redisServer is a redis-server child on a free loopback port, keeping
-// nothing on disk.
+// redisServer is one redis-server child, or the six of a Redis Cluster
+// (three masters, a replica each), on free loopback ports, keeping
+// nothing on disk but a Cluster's node files, in a temporary directory.
 type redisServer struct {
-	cmd *exec.Cmd
-	url string
+	cmds    []*exec.Cmd
+	url     string
+	masters []string // the addresses whose commands count
+	dir     string   // the servers' working directory
 }
 
 func startRedis() (*redisServer, error) {
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		return nil, fmt.Errorf("the Redis row needs redis-server on PATH (or run with -skip specter-redis): %w", err)
-	}
-	port, err := freePort()
+	dir, err := os.MkdirTemp("", "compare-redis-")
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--loglevel", "warning")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("redis-server: %w", err)
+	r := &redisServer{dir: dir}
+	addr, err := r.spawn("--dir", dir)
+	if err != nil {
+		r.stop()
+		return nil, err
 	}
-	r := &redisServer{cmd: cmd, url: fmt.Sprintf("redis://127.0.0.1:%d/0", port)}
-	addr := fmt.Sprintf("127.0.0.1:%d", port)
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		if ping(addr) == nil {
-			return r, nil
+	r.url, r.masters = "redis://"+addr+"/0", []string{addr}
+	return r, nil
+}
+
+// startRedisCluster starts a 6-node Redis Cluster with redis-cli.
+func startRedisCluster() (*redisServer, error) {
+	cli, err := exec.LookPath("redis-cli")
+	if err != nil {
+		return nil, fmt.Errorf("the Cluster row needs redis-cli on PATH (or run with -only without specter-cluster): %w", err)
+	}
+	dir, err := os.MkdirTemp("", "compare-cluster-")
+	if err != nil {
+		return nil, err
+	}
+	r := &redisServer{dir: dir}
+	var addrs []string
+	for i := range 6 {
+		nodeDir := filepath.Join(dir, strconv.Itoa(i))
+		if err := os.Mkdir(nodeDir, 0o755); err != nil {
+			r.stop()
+			return nil, err
+		}
+		addr, err := r.spawn("--cluster-enabled", "yes", "--cluster-node-timeout", "2000", "--dir", nodeDir)
+		if err != nil {
+			r.stop()
+			return nil, err
+		}
+		addrs = append(addrs, addr)
+	}
+	args := append([]string{"--cluster", "create"}, addrs...)
+	args = append(args, "--cluster-replicas", "1", "--cluster-yes")
+	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+		r.stop()
+		return nil, fmt.Errorf("redis-cli --cluster create: %w\n%s", err, out)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		ready := true
+		for _, a := range addrs {
+			out, err := exec.Command(cli, "-u", "redis://"+a, "cluster", "info").Output()
+			ready = ready && err == nil && strings.Contains(string(out), "cluster_state:ok")
+		}
+		if ready {
+			break
 		}
 		if time.Now().After(deadline) {
 			r.stop()
-			return nil, fmt.Errorf("redis-server on %s did not answer PING in 10s", addr)
+			return nil, errors.New("the Redis Cluster was not ready in 30s")
+		}
+	}
+	// redis-cli makes the first three the masters.
+	r.masters = addrs[:3]
+	r.url = "redis://" + addrs[0] + "?addr=" + addrs[1] + "&addr=" + addrs[2]
+	return r, nil
+}
+
+// spawn starts one redis-server with extra arguments and waits for its
+// PING.
+func (r *redisServer) spawn(extra ...string) (string, error) {
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		return "", fmt.Errorf("the Redis rows need redis-server on PATH (or run with -only without them): %w", err)
+	}
+	port, err := freePort()
+	for err == nil && port > 55535 { // a Cluster node's bus listens on port+10000
+		port, err = freePort()
+	}
+	if err != nil {
+		return "", err
+	}
+	args := append([]string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1",
+		"--save", "", "--appendonly", "no", "--loglevel", "warning"}, extra...)
+	cmd := exec.Command(bin, args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("redis-server: %w", err)
+	}
+	r.cmds = append(r.cmds, cmd)
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if ping(addr) == nil {
+			return addr, nil
+		}
+		if time.Now().After(deadline) {
+			return "", fmt.Errorf("redis-server on %s did not answer PING in 10s", addr)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-func (r *redisServer) pid() int { return r.cmd.Process.Pid }
+// cpuTicks is the CPU time every process of r spent.
+func (r *redisServer) cpuTicks() (int64, error) {
+	var sum int64
+	for _, c := range r.cmds {
+		t, err := cpuTicks(c.Process.Pid)
+		if err != nil {
+			return 0, err
+		}
+		sum += t
+	}
+	return sum, nil
+}
 
 // URL is the server's redis:// URL, "" for none (a nil r).
 func (r *redisServer) URL() string {
@@ -136,8 +223,72 @@ func (r *redisServer) URL() string {
 }
 
 func (r *redisServer) stop() {
-	_ = r.cmd.Process.Kill()
-	_ = r.cmd.Wait()
+	for _, c := range r.cmds {
+		_ = c.Process.Kill()
+		_ = c.Wait()
+	}
+	if r.dir != "" {
+		_ = os.RemoveAll(r.dir)
+	}
+}
+
+// commands returns how many commands the masters executed since they
+// started, from INFO commandstats, the INFO commands that read them left
+// out.
+func (r *redisServer) commands() (int64, error) {
+	var sum int64
+	for _, a := range r.masters {
+		n, err := commandsOf(a)
+		if err != nil {
+			return 0, err
+		}
+		sum += n
+	}
+	return sum, nil
+}
+
+func commandsOf(addr string) (int64, error) {
+	conn, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := conn.Write([]byte("INFO commandstats\r\n")); err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	rd := bufio.NewReader(conn)
+	head, err := rd.ReadString('\n')
+	if err != nil || !strings.HasPrefix(head, "$") {
+		return 0, fmt.Errorf("redis commandstats: answered %q: %v", head, err)
+	}
+	size, err := strconv.Atoi(strings.TrimSpace(head[1:]))
+	if err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	body := make([]byte, size)
+	if _, err := io.ReadFull(rd, body); err != nil {
+		return 0, fmt.Errorf("redis commandstats: %w", err)
+	}
+	return sumCalls(string(body)), nil
+}
+
+// sumCalls adds the calls= of every cmdstat_ line but INFO's.
+func sumCalls(stats string) int64 {
+	var n int64
+	for _, line := range strings.Split(stats, "\n") {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || !strings.HasPrefix(name, "cmdstat_") || name == "cmdstat_info" {
+			continue
+		}
+		for _, f := range strings.Split(fields, ",") {
+			if v, ok := strings.CutPrefix(f, "calls="); ok {
+				c, _ := strconv.ParseInt(v, 10, 64)
+				n += c
+			}
+		}
+	}
+	return n
 }
 
 func ping(addr string) error {

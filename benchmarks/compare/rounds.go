@@ -46,6 +46,7 @@ type sample struct {
 	perOp   time.Duration // server CPU per operation
 	redisOp time.Duration // redis-server CPU per operation, if any
 	opsPerS float64       // operations per second of wall time, at the round's concurrency
+	cmdsOp  float64       // Redis commands executed per operation, if any
 }
 
 // workers returns the step each of n workers repeats for column col on
@@ -129,6 +130,12 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 	if err != nil {
 		return sample{}, err
 	}
+	var cmds0 int64
+	if rds != nil {
+		if cmds0, err = rds.commands(); err != nil {
+			return sample{}, err
+		}
+	}
 	minTicks := int64(minCPU / (time.Second / ticksPerSecond))
 	enough := func() bool {
 		t, err := cpuTicks(c.pid())
@@ -145,11 +152,18 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 	if ops == 0 {
 		return sample{}, fmt.Errorf("%s: no request completed in %v", c.srv.name, d)
 	}
+	var cmds1 int64
+	if rds != nil {
+		if cmds1, err = rds.commands(); err != nil {
+			return sample{}, err
+		}
+	}
 	tick := time.Second / ticksPerSecond
 	return sample{
 		perOp:   time.Duration(t1-t0) * tick / time.Duration(ops),
 		redisOp: time.Duration(r1-r0) * tick / time.Duration(ops),
 		opsPerS: float64(ops) / elapsed.Seconds(),
+		cmdsOp:  float64(cmds1-cmds0) / float64(ops),
 	}, nil
 }
 
@@ -158,7 +172,7 @@ func ticks(c *child, rds *redisServer) (own, redis int64, err error) {
 	if own, err = cpuTicks(c.pid()); err != nil || rds == nil {
 		return own, 0, err
 	}
-	redis, err = cpuTicks(rds.pid())
+	redis, err = rds.cpuTicks()
 	return own, redis, err
 }
 
@@ -167,7 +181,9 @@ type summary struct {
 	perOp, lo, hi time.Duration
 	redisOp       time.Duration
 	opsPerS       float64
-	ran, na       bool // measured; not served by this server
+	cmdsOp        float64 // Redis commands per operation
+	onRedis       bool    // the server's backplane is Redis
+	ran, na       bool    // measured; not served by this server
 }
 
 func summarize(samples []sample) summary {
@@ -187,6 +203,7 @@ func summarize(samples []sample) summary {
 		perOp:   time.Duration(by(func(s sample) float64 { return float64(s.perOp) })),
 		redisOp: time.Duration(by(func(s sample) float64 { return float64(s.redisOp) })),
 		opsPerS: by(func(s sample) float64 { return s.opsPerS }),
+		cmdsOp:  by(func(s sample) float64 { return s.cmdsOp }),
 		lo:      samples[0].perOp, hi: samples[0].perOp,
 	}
 	for _, x := range samples {

@@ -33,6 +33,7 @@ type server struct {
 	// stream can be held on it); the bare baseline opens none.
 	sessions bool
 	redis    bool
+	cluster  bool   // redis is a 6-node Redis Cluster
 	note     string // printed under the table
 }
 
@@ -46,6 +47,9 @@ var servers = []server{
 	{name: "specter-redis", label: "Specter, sessions on Redis", build: buildSpecter,
 		sessionPath: "/mcp", statelessPath: "/mcp", sessions: true, redis: true,
 		note: "Specter on Redis: its memory cells count the Specter process only, the session records live in redis-server"},
+	{name: "specter-cluster", label: "Specter, sessions on a 3-master Redis Cluster", build: buildSpecter,
+		sessionPath: "/mcp", statelessPath: "/mcp", sessions: true, redis: true, cluster: true,
+		note: "Specter on a Redis Cluster of 3 masters with a replica each, on this machine: its redis-server CPU is the masters' and the replicas' together, its commands the masters'"},
 	{name: "mcp-go", label: "mcp-go v1.2.1", build: buildMCPGo,
 		sessionPath: "/mcp", statelessPath: "/mcp", sessions: true,
 		note: "mcp-go runs with stateful sessions (WithStateful): its default keeps no session at all"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/lease"
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -72,6 +73,27 @@ func (s *Session) Begin(id jsonrpc.ID, cancel context.CancelFunc) bool {
 	return true
 }
 
+// Hold records request id, answered on stream, as work of this node on
+// the backplane until End, so that another node ends it with an error if
+// this one dies meanwhile.
+func (s *Session) Hold(id jsonrpc.ID, stream string) {
+	if s.t.cfg.Hold == nil {
+		return
+	}
+	key := id.Key()
+	release := s.t.cfg.Hold(lease.Request(s.id, stream, string(id)))
+	s.mu.Lock()
+	f, ok := s.inflight[key]
+	if ok {
+		f.release = release
+		s.inflight[key] = f
+	}
+	s.mu.Unlock()
+	if !ok {
+		release() // it ended already
+	}
+}
+
 // End unregisters a request and reports whether the client cancelled it.
 // On a shared backplane the id's claim is given back with the session's
 // next Admit on this node, in the same round trip.
@@ -89,6 +111,9 @@ func (s *Session) End(id jsonrpc.ID) (cancelled bool) {
 		return false
 	}
 	f.cancel()
+	if f.release != nil {
+		f.release()
+	}
 	s.Leave()
 	return f.cancelled
 }

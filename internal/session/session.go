@@ -68,7 +68,8 @@ type Session struct {
 // inflight is a request being answered.
 type inflight struct {
 	cancel    context.CancelFunc
-	cancelled bool // by the client: its answer is not sent
+	release   func() // of the request's lease entry
+	cancelled bool   // by the client: its answer is not sent
 }
 
 // NewID returns 128 random bits as URL-safe text: visible ASCII, as the

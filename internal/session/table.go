@@ -30,6 +30,10 @@ type Config struct {
 	// why: EndTimeout for a session left idle, EndError for one in use
 	// whose record was lost.
 	Expired func(s *Session, why string)
+	// Hold records a work entry of this node (package lease) until the
+	// returned func runs, so that the request is ended if the node dies;
+	// nil records nothing.
+	Hold func(entry string) (release func())
 }
 
 // Table holds the sessions this node has live state for.

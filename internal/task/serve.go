@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/specter-mcp/specter/internal/lease"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/stateless"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -67,9 +68,14 @@ func (tt *Table) Start(base context.Context, owner, holder string, ttl time.Dura
 		return nil, err
 	}
 	created := t.State()
+	release := func() {}
+	if tt.cfg.Hold != nil {
+		release = tt.cfg.Hold(lease.Task(t.ID))
+	}
 	work.Add(1)
 	go func() {
 		defer work.Done()
+		defer release()
 		defer cancel()
 		body, je := run(ctx, t)
 		var r struct{ IsError bool }

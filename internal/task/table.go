@@ -30,6 +30,10 @@ type Config struct {
 	Log    zerolog.Logger
 	// Limits bound what the tasks of one holder keep on this node.
 	Limits Limits
+	// Hold records a work entry of this node (package lease) until the
+	// returned func runs, so that the task is failed if the node dies;
+	// nil records nothing.
+	Hold func(entry string) (release func())
 }
 
 // Limits bound the tasks of one holder (a caller) that run on a node, from
@@ -323,6 +327,37 @@ func (tt *Table) Cancel(id, owner string) (s *State, ended bool, refused *refusa
 	// The work may have ended meanwhile: what the backplane keeps is the truth.
 	s, refused = tt.Get(id, owner)
 	return s, false, refused
+}
+
+// Fail fails task id, whose work ran on a node that died, with reason
+// as its message and error, unless it ended already. It reports the task
+// as it is after, nil for a task that is gone.
+func (tt *Table) Fail(ctx context.Context, id, reason string) (*State, error) {
+	rec, err := tt.cfg.Backplane.LoadTask(ctx, id)
+	if errors.Is(err, backplane.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load task %s: %w", id, err)
+	}
+	var s State
+	if err := json.Unmarshal(rec.Data, &s); err != nil {
+		return nil, fmt.Errorf("decode task %s: %w", id, err)
+	}
+	if Terminal(s.Status) {
+		return &s, nil
+	}
+	s.Status, s.Message, s.Updated, s.Inputs = Failed, reason, time.Now(), nil
+	s.Error = jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s", reason)
+	if err := tt.save(rec.Owner, &s); err != nil {
+		return nil, err
+	}
+	// What the backplane keeps is the truth: a final state written
+	// meanwhile by the task's node stays.
+	if rec, err := tt.cfg.Backplane.LoadTask(ctx, id); err == nil {
+		_ = json.Unmarshal(rec.Data, &s)
+	}
+	return &s, nil
 }
 
 // Update delivers the responses of tasks/update to owner's task id, on

@@ -1,0 +1,127 @@
+package specter
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/guard"
+	"github.com/specter-mcp/specter/internal/lease"
+	"github.com/specter-mcp/specter/internal/stream"
+	"github.com/specter-mcp/specter/jsonrpc"
+)
+
+// EndDown is the reason given for work whose node died: its lease on the
+// shared backplane lapsed, and another node ended the work (see
+// OnNodeDown).
+const EndDown = "down"
+
+// NodeDown is the work of a node that died mid-work (a crash, kill -9, a
+// lost machine), as the node that took it over ended it: each request got
+// a JSON-RPC error on its stream, so that a client that resumes it on
+// another node is told rather than kept waiting, and each task failed.
+type NodeDown struct {
+	Node     string        // the id of the node that died
+	Reason   string        // EndDown
+	Requests []LostRequest // the requests it was answering
+	Tasks    []string      // the ids of the tasks whose work ran there
+}
+
+// LostRequest is a request whose node died before it answered.
+type LostRequest struct {
+	Session string
+	ID      json.RawMessage
+}
+
+// OnNodeDown runs on the node that takes over the work of a node that
+// died, once per dead node, after its requests and tasks were ended. Over
+// an in-process backplane no node outlives another, and it never runs.
+func OnNodeDown(f func(d NodeDown)) RouterOption {
+	return routerOption(func(r *Router) { r.onNodeDown = f })
+}
+
+// newLease makes this node's lease on a shared backplane that offers
+// leases; Start (in NewRouter, once the router is whole) keeps it and
+// takes over the work of nodes whose lease lapsed.
+func (r *Router) newLease(node string) {
+	leases, ok := r.bp.(backplane.Leases)
+	if r.local || !ok {
+		return
+	}
+	r.lease = lease.New(lease.Config{Leases: leases, Node: node, Down: r.nodeDown, Log: r.log, Timeout: stream.CallTimeout})
+}
+
+// nodeDown ends the work of a dead node: an error at the end of each of
+// its requests' streams, and its tasks failed. It reports whether all of
+// it ended; if not, the claim lapses and a node tries again.
+func (r *Router) nodeDown(ctx context.Context, node string, work []string) bool {
+	d := NodeDown{Node: node, Reason: EndDown}
+	reason := fmt.Sprintf("the server node that ran it (%s) stopped: its lease on the backplane lapsed", node)
+	streams := map[[2]string][]string{} // session, stream → request ids, in order
+	var order [][2]string
+	for _, e := range work {
+		w, ok := lease.Parse(e)
+		switch {
+		case !ok:
+		case w.Task != "":
+			if _, err := r.tasks.Fail(ctx, w.Task, reason); err != nil {
+				r.log.Warn().Err(err).Str("task", w.Task).Msg("specter: failing a dead node's task")
+				return false
+			}
+			d.Tasks = append(d.Tasks, w.Task)
+		default:
+			k := [2]string{w.Session, w.Stream}
+			if streams[k] == nil {
+				order = append(order, k)
+			}
+			streams[k] = append(streams[k], w.ID)
+			d.Requests = append(d.Requests, LostRequest{Session: w.Session, ID: json.RawMessage(w.ID)})
+		}
+	}
+	for _, k := range order {
+		if err := r.endStream(ctx, k[0], k[1], streams[k], reason); err != nil {
+			r.log.Warn().Err(err).Str("session", k[0]).Str("stream", k[1]).Msg("specter: ending a dead node's stream")
+			return false
+		}
+	}
+	if r.onNodeDown != nil {
+		_ = guard.Run(func() { r.onNodeDown(d) })
+	}
+	return true
+}
+
+// endStream appends an error response for each request id to a dead
+// node's stream, the last completing it, wakes the nodes that tail it for
+// resumed clients, and gives the ids back to the session.
+func (r *Router) endStream(ctx context.Context, session, streamID string, ids []string, reason string) error {
+	evs, _, err := r.bp.Events(ctx, session, streamID, 0)
+	if err != nil && !errors.Is(err, backplane.ErrNotFound) {
+		return err
+	}
+	var seq uint64
+	if n := len(evs); n > 0 {
+		if evs[n-1].Last {
+			return nil // it completed before the node died
+		}
+		seq = evs[n-1].Seq
+	}
+	for i, id := range ids {
+		je := jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s before it answered; the request may or may not have taken effect", reason).
+			WithData(map[string]string{"reason": EndDown})
+		ev := backplane.Event{Seq: seq + uint64(i) + 1, Data: jsonrpc.AppendError(nil, jsonrpc.ID(id), je), Last: i == len(ids)-1}
+		if err := r.bp.Append(ctx, session, streamID, ev, r.cfg.bufferBytes); err != nil {
+			return err
+		}
+	}
+	r.publish(&backplane.Message{Kind: backplane.KindWake, Session: session, Stream: streamID})
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = jsonrpc.ID(id).Key()
+	}
+	if _, _, err := r.bp.Admit(ctx, session, r.cfg.sessionTimeout, nil, keys); err != nil && !errors.Is(err, backplane.ErrNotFound) {
+		return err
+	}
+	return nil
+}
