@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
@@ -190,7 +191,9 @@ func TestRedisCommandsPerCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := fixture.New(quiet, specter.Backplane(bp), specter.StateKey([]byte("commands")))
+	// Without its leases the node keeps no heartbeat: this counts what
+	// calls cost, not what a node costs each second.
+	r := fixture.New(quiet, specter.Backplane(leaseless{bp}), specter.StateKey([]byte("commands")))
 	srv := httptest.NewServer(r.Handler())
 	t.Cleanup(func() {
 		_ = r.Shutdown(context.Background())
@@ -210,16 +213,27 @@ func TestRedisCommandsPerCall(t *testing.T) {
 		}
 	}
 	call() // warm
-	if err := admin.ConfigResetStat(context.Background()).Err(); err != nil {
-		t.Fatal(err)
+	// The session's life is extended once a second: a batch the extension
+	// falls into counts it too, so the cheapest of several batches is what
+	// a call costs, however slow the machine.
+	const calls, batches = 50, 5
+	fewest := -1
+	for range batches {
+		if err := admin.ConfigResetStat(context.Background()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		for range calls {
+			call()
+		}
+		if n := commandsExecuted(t, admin); fewest < 0 || n < fewest {
+			fewest = n
+		}
 	}
-	const calls = 200
-	for range calls {
-		call()
-	}
-	n := commandsExecuted(t, admin)
-	t.Logf("%d tools/call: %d Redis commands, %.2f per call", calls, n, float64(n)/calls)
-	if n > 4*calls {
-		t.Errorf("%d tools/call cost %d Redis commands, want at most %d", calls, n, 4*calls)
+	t.Logf("%d tools/call: %d Redis commands, %.2f per call", calls, fewest, float64(fewest)/calls)
+	if fewest > 4*calls {
+		t.Errorf("%d tools/call cost %d Redis commands, want at most %d", calls, fewest, 4*calls)
 	}
 }
+
+// leaseless is a backplane without its leases (backplane.Leases).
+type leaseless struct{ backplane.Backplane }
