@@ -3,8 +3,6 @@ package specter
 import (
 	"encoding/json"
 	"reflect"
-
-	"github.com/specter-mcp/specter/internal/form"
 )
 
 // ElicitAction is how the user answered an elicitation.
@@ -40,7 +38,7 @@ type Asker interface{ asker() *Stream }
 // a person confirmed; see Stream.Elicit.
 func Elicit[T any](a Asker, message string, opts ...InputOption) (T, ElicitAction, error) {
 	var v T
-	schema, err := form.For(reflect.TypeFor[T]())
+	schema, err := formFor(reflect.TypeFor[T]())
 	if err != nil {
 		return v, "", err
 	}

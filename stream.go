@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/specter-mcp/specter/internal/form"
 	"github.com/specter-mcp/specter/internal/probe"
 	"github.com/specter-mcp/specter/internal/session"
 	"github.com/specter-mcp/specter/internal/stream"
@@ -105,7 +104,7 @@ func (s *Stream) CloseSSE() { s.ob.CloseConn() }
 // that a person saw the question. Do not treat it as a confirmation an
 // attacker could not forge.
 func (s *Stream) Elicit(message string, schema *params.Schema, opts ...InputOption) (Params, ElicitAction, error) {
-	if err := form.Check(schema); err != nil {
+	if err := checkForm(schema); err != nil {
 		return nil, "", err
 	}
 	var vals Params
@@ -122,8 +121,8 @@ func (s *Stream) elicitForm(message string, schema *params.Schema, opts []InputO
 	if !s.req.ClientCapabilities.Elicitation.SupportsForm() {
 		return "", &CapabilityError{Capability: "elicitation", Method: mcp.MethodElicit}
 	}
-	var res form.Answer
-	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: form.Mode(s.req.Version), Message: message, RequestedSchema: schema.JSON()}, &res, res.Valid, opts)
+	var res formAnswer
+	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: formMode(s.req.Version), Message: message, RequestedSchema: schema.JSON()}, &res, res.Valid, opts)
 	if err == nil && ElicitAction(res.Action) == ElicitAccept {
 		if err = bind(res.Content); err != nil {
 			err = fmt.Errorf("the answer to the question does not match what was asked: %w", err)
@@ -143,7 +142,7 @@ func (s *Stream) ElicitURL(message, url, elicitationID string, opts ...InputOpti
 		// interaction finished.
 		elicitationID = ""
 	}
-	var res form.Answer
+	var res formAnswer
 	err := s.call(mcp.MethodElicit, &mcp.ElicitParams{Mode: "url", Message: message, URL: url, ElicitationID: elicitationID}, &res, res.Valid, opts)
 	return ElicitAction(res.Action), err
 }

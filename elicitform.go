@@ -1,7 +1,8 @@
-// Package form compiles the schemas of elicitation forms. MCP elicitation
-// asks for a flat form, so a schema holding an object is refused; the
-// schema of a Go type is compiled on its first use and kept.
-package form
+package specter
+
+// The schemas of elicitation forms. MCP elicitation asks for a flat form,
+// so a schema holding an object is refused; the schema of a Go type is
+// compiled on its first use and kept.
 
 import (
 	"encoding/json"
@@ -13,30 +14,30 @@ import (
 	"github.com/specter-mcp/specter/params"
 )
 
-// Answer is the part of the client's answer to a form the server reads.
-type Answer struct {
+// formAnswer is the part of the client's answer to a form the server reads.
+type formAnswer struct {
 	Action  string          `json:"action"` // accept, decline or cancel
 	Content json.RawMessage `json:"content,omitempty"`
 }
 
 // Valid reports whether the answer names one of the actions.
-func (a *Answer) Valid() bool {
+func (a *formAnswer) Valid() bool {
 	return a.Action == "accept" || a.Action == "decline" || a.Action == "cancel"
 }
 
-// Mode is the mode a form is asked in on revision version: "form" where
+// formMode is the mode a form is asked in on revision version: "form" where
 // revisions know modes (2025-11-25 on), else none.
-func Mode(version string) string {
+func formMode(version string) string {
 	if version >= mcp.Version20251125 {
 		return "form"
 	}
 	return ""
 }
 
-// Check refuses schemas MCP elicitation cannot carry: no field may be an
+// checkForm refuses formSchemas MCP elicitation cannot carry: no field may be an
 // object. (Arrays are multi-select enums; a raw schema may leave a
 // field's type unsaid.)
-func Check(s *params.Schema) error {
+func checkForm(s *params.Schema) error {
 	if s == nil {
 		return fmt.Errorf("specter: Elicit needs a schema; use params.New(fields...) or Elicit[T]")
 	}
@@ -48,26 +49,26 @@ func Check(s *params.Schema) error {
 	return nil
 }
 
-// compiled is the schema of a type, or why it has none.
-type compiled struct {
+// compiledForm is the schema of a type, or why it has none.
+type compiledForm struct {
 	schema *params.Schema
 	err    error
 }
 
-var schemas sync.Map // reflect.Type -> compiled
+var formSchemas sync.Map // reflect.Type -> compiledForm
 
-// For returns the form of t, compiled and checked once.
-func For(t reflect.Type) (*params.Schema, error) {
-	if c, ok := schemas.Load(t); ok {
-		return c.(compiled).schema, c.(compiled).err
+// formFor returns the form of t, compiledForm and checked once.
+func formFor(t reflect.Type) (*params.Schema, error) {
+	if c, ok := formSchemas.Load(t); ok {
+		return c.(compiledForm).schema, c.(compiledForm).err
 	}
 	s, err := params.ForType(t)
 	if err == nil {
-		err = Check(s)
+		err = checkForm(s)
 	}
 	if err != nil {
 		err = fmt.Errorf("specter: Elicit[%s]: %w", t, err)
 	}
-	schemas.Store(t, compiled{schema: s, err: err})
+	formSchemas.Store(t, compiledForm{schema: s, err: err})
 	return s, err
 }
