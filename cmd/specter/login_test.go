@@ -6,11 +6,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -144,7 +146,8 @@ func TestLoginOn401(t *testing.T) {
 	as := newLoginAS(t)
 	mcpURL := protectedServer(t, as)
 	home := t.TempDir()
-	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "BROWSER="+self, testBrowserEnv+"=1")
+	env := append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "BROWSER="+self, testBrowserEnv+"=1",
+		"SPECTER_CALLBACK_PORT="+freePort(t))
 
 	r := runIn(t, env, "inspect", "--url", mcpURL)
 	if r.code != 0 || !strings.Contains(r.stdout, "whoami") || !strings.Contains(r.stderr, "Opening your browser") {
@@ -169,4 +172,16 @@ func TestLoginOn401(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "401") {
 		t.Errorf("inspect --no-login exited %d: %s", r.code, r.stderr)
 	}
+}
+
+// freePort is a loopback port nothing listens on, so that tests running
+// beside this one never meet on the command's fixed callback port.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 }

@@ -13,6 +13,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/specter-mcp/specter/client"
@@ -24,10 +25,26 @@ import (
 // about: the status is 2 and nothing more is printed.
 var errUsage = errors.New("usage")
 
-// callbackPort is the loopback port of the browser login's redirect: one
-// fixed port, so that a client registered with an authorization server
-// once keeps working from one run to the next.
-const callbackPort = "33418"
+// defaultCallbackPort is the loopback port of the browser login's
+// redirect: one fixed port, so that a client registered with an
+// authorization server once keeps working from one run to the next, and
+// below the range Linux hands out for outgoing connections (32768 on),
+// where another program could hold it for a moment.
+// SPECTER_CALLBACK_PORT chooses another.
+const defaultCallbackPort = 28419
+
+// callbackPort is the redirect's port: SPECTER_CALLBACK_PORT, or the
+// default.
+func callbackPort() (string, error) {
+	v := os.Getenv("SPECTER_CALLBACK_PORT")
+	if v == "" {
+		return strconv.Itoa(defaultCallbackPort), nil
+	}
+	if n, err := strconv.Atoi(v); err != nil || n < 1 || n > 65535 {
+		return "", fmt.Errorf("SPECTER_CALLBACK_PORT is %q, not a port number", v)
+	}
+	return v, nil
+}
 
 // target names a server the way every subcommand does: --url for
 // Streamable HTTP, or the command after -- for stdio.
@@ -227,8 +244,12 @@ func loginTransport(errOut io.Writer) (http.RoundTripper, error) {
 	if dir, err := os.UserConfigDir(); err == nil {
 		store = oauth.NewFileStore(filepath.Join(dir, "specter", "oauth.json"))
 	}
+	port, err := callbackPort()
+	if err != nil {
+		return nil, err
+	}
 	return oauth.New(oauth.Config{
-		RedirectURL: "http://127.0.0.1:" + callbackPort + "/callback",
+		RedirectURL: "http://127.0.0.1:" + port + "/callback",
 		ClientName:  "specter",
 		Store:       store,
 		Redirect: oauth.LoopbackRedirect{Open: func(authURL string) error {
