@@ -10,10 +10,11 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
 	"github.com/labstack/echo/v4"
+
+	"github.com/specter-mcp/specter/mcptest/browsertest"
 )
 
 // harness is the npm harness of the browser test: the official ext-apps
@@ -55,7 +56,7 @@ type hostState struct {
 // update_study when the user changes a study's status; the host keeps
 // update_study out of the model's tools.
 func TestDashboardInABrowser(t *testing.T) {
-	chrome := chromium(t)
+	chrome := browsertest.Chromium(t)
 	dir := bundleHost(t)
 	for _, era := range []string{"session", "stateless"} {
 		t.Run(era, func(t *testing.T) {
@@ -71,9 +72,9 @@ func TestDashboardInABrowser(t *testing.T) {
 			// page: the same server under another name.
 			sandbox := "http://localhost:" + u.Port() + "/host/sandbox.html"
 			token := mint(t, srv, ultraUser, grantedScopes(ultraUser))
-			ctx := browser(t, chrome)
+			ctx := browsertest.Tab(t, chrome, 1100, 1000)
 			q := url.Values{"era": {era}, "token": {token}, "sandbox": {sandbox}, "tool": {"list_studies"}, "args": {`{"status":"recruiting"}`}}
-			act(t, ctx, "open the host page", chromedp.Navigate(srv.URL+"/host/index.html?"+q.Encode()))
+			browsertest.Do(t, ctx, "open the host page", chromedp.Navigate(srv.URL+"/host/index.html?"+q.Encode()))
 			state := waitHost(t, ctx, "the tool result reaches the app", "h.toolResultSent")
 
 			wantVersion := map[string]string{"session": protocolVersion, "stateless": "2026-07-28"}[era]
@@ -91,26 +92,26 @@ func TestDashboardInABrowser(t *testing.T) {
 			}
 
 			view := viewFrame(t, ctx)
-			act(t, view, "the tool result is shown", chromedp.WaitVisible(chromedp.CSS("#studies tbody tr")))
-			connection := value(t, view, "connection", chromedp.Text(chromedp.CSS("#connection")))
-			count := value(t, view, "count", chromedp.Text(chromedp.CSS("#count")))
-			first := value(t, view, "first row", chromedp.Text(chromedp.CSS("#studies tbody tr:first-child td:nth-child(3)")))
+			browsertest.Do(t, view, "the tool result is shown", chromedp.WaitVisible(chromedp.CSS("#studies tbody tr")))
+			connection := browsertest.Value(t, view, "connection", chromedp.Text(chromedp.CSS("#connection")))
+			count := browsertest.Value(t, view, "count", chromedp.Text(chromedp.CSS("#count")))
+			first := browsertest.Value(t, view, "first row", chromedp.Text(chromedp.CSS("#studies tbody tr:first-child td:nth-child(3)")))
 			if connection != "Connected to specter-test-host" || count != "30 of 120 studies" || first != "recruiting" {
 				t.Errorf("the dashboard shows %q, %q, first status %q", connection, count, first)
 			}
 
 			// The user opens study 002 and makes it active: the view calls
 			// get_study, then the app-only update_study.
-			act(t, view, "update a study from the view",
+			browsertest.Do(t, view, "update a study from the view",
 				chromedp.Click(chromedp.CSS(`#studies tbody tr[data-id="002"]`)),
 				chromedp.WaitVisible(chromedp.CSS("#detail")),
 				chromedp.SetValue(chromedp.CSS("#new-status"), "active"),
 				chromedp.Click(chromedp.CSS("#save")),
 				chromedp.WaitVisible(chromedp.CSS("#notice:not(:empty)")))
-			title := value(t, view, "title", chromedp.Text(chromedp.CSS("#detail-title")))
-			status := value(t, view, "status", chromedp.Text(chromedp.CSS("#detail-status")))
-			notice := value(t, view, "notice", chromedp.Text(chromedp.CSS("#notice")))
-			row := value(t, view, "row", chromedp.Text(chromedp.CSS(`#studies tbody tr[data-id="002"] td:nth-child(3)`)))
+			title := browsertest.Value(t, view, "title", chromedp.Text(chromedp.CSS("#detail-title")))
+			status := browsertest.Value(t, view, "status", chromedp.Text(chromedp.CSS("#detail-status")))
+			notice := browsertest.Value(t, view, "notice", chromedp.Text(chromedp.CSS("#notice")))
+			row := browsertest.Value(t, view, "row", chromedp.Text(chromedp.CSS(`#studies tbody tr[data-id="002"] td:nth-child(3)`)))
 			if title != "Caffeine and mood" || status != "active" || row != "active" || notice != "Study 002 is now active." {
 				t.Errorf("after the update the view shows %q, status %q, row %q, notice %q", title, status, row, notice)
 			}
@@ -126,7 +127,7 @@ func TestDashboardInABrowser(t *testing.T) {
 				t.Errorf("the app called %v (refused %v)", calls, state.RefusedAppCalls)
 			}
 
-			png := value(t, ctx, "screenshot", chromedp.FullScreenshot(100)) // quality 100 is a PNG
+			png := browsertest.Value(t, ctx, "screenshot", chromedp.FullScreenshot(100)) // quality 100 is a PNG
 			shot := filepath.Join(t.ArtifactDir(), "dashboard-"+era+".png")
 			if err := os.WriteFile(shot, png, 0o644); err != nil {
 				t.Fatal(err)
@@ -158,24 +159,6 @@ func viewFrame(t *testing.T, ctx context.Context) context.Context {
 	return nil
 }
 
-// chromium returns Chromium's path, or skips the test when there is none.
-func chromium(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("the browser tests run Chromium; skipped with -short")
-	}
-	for _, name := range []string{os.Getenv("SPECTER_CHROMIUM"), "chromium", "chromium-browser", "/usr/bin/chromium"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("Chromium is not installed (apt-get install chromium; .ci/run installs it): the browser test of the dashboard does not run")
-	return ""
-}
-
 // bundleHost builds the test host page with the harness's esbuild into a
 // fresh directory, beside its HTML and the sandbox proxy, or skips the
 // test when the harness is not installed.
@@ -203,55 +186,11 @@ func bundleHost(t *testing.T) string {
 	return dir
 }
 
-// browser starts a headless Chromium with a fresh profile for the test
-// and returns a context of its first tab; both end with the test.
-func browser(t *testing.T, chrome string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1100, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 90*time.Second)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancel()
-		cancelAlloc()
-	})
-	return ctx
-}
-
-// act runs browser actions and fails the test, naming what it did, on
-// an error.
-func act(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-// value runs a browser action and returns its value, failing the test on
-// an error.
-func value[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
-	t.Helper()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	return v
-}
-
 // waitHost waits until cond (JavaScript, with h the host's state) holds
 // and returns the state; a host error fails the test at once.
 func waitHost(t *testing.T, ctx context.Context, what, cond string) hostState {
 	t.Helper()
-	raw := value(t, ctx, what, chromedp.Poll[string](`(() => { const h = window.host; return h && (h.error || (`+cond+`)) ? JSON.stringify(h) : false })()`))
+	raw := browsertest.Value(t, ctx, what, chromedp.Poll[string](`(() => { const h = window.host; return h && (h.error || (`+cond+`)) ? JSON.stringify(h) : false })()`))
 	var s hostState
 	if err := json.Unmarshal([]byte(raw), &s); err != nil {
 		t.Fatalf("%s: %v in %s", what, err, raw)

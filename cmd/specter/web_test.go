@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,9 +9,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/specter-mcp/specter/mcptest/browsertest"
 )
 
 // TestInspectWeb drives the web inspector of the example app (over
@@ -25,60 +25,60 @@ func TestInspectWeb(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the built command and a browser")
 	}
-	chrome := chromium(t)
+	chrome := browsertest.Chromium(t)
 	url := startWeb(t, []string{"SPECTER_USER=ultra"}, "inspect", "--web", "--open=false", "--era", "stateless", "--", appBin, "-stdio")
-	ctx := browser(t, chrome)
-	act(t, ctx, "open the inspector", chromedp.Navigate(url))
+	ctx := browsertest.Tab(t, chrome, 1400, 1000)
+	browsertest.Do(t, ctx, "open the inspector", chromedp.Navigate(url))
 
 	for i, era := range []string{"stateless", "session"} {
 		if i > 0 {
-			act(t, ctx, "switch the era", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("era"); s.value = "`+era+`"; s.dispatchEvent(new Event("change")) })()`))
+			browsertest.Do(t, ctx, "switch the era", chromedp.Evaluate[chromedp.Void](`(() => { const s = document.getElementById("era"); s.value = "`+era+`"; s.dispatchEvent(new Event("change")) })()`))
 		}
 		want := map[string]string{"stateless": "2026-07-28", "session": "2025-11-25"}[era]
-		got := value(t, ctx, "connect in "+era, chromedp.Poll[string](`inspector.connected && inspector.inventory.protocolVersion === "`+want+`" && [...document.querySelectorAll("#tools li")].map(li => li.dataset.name).join(",")`))
+		got := browsertest.Value(t, ctx, "connect in "+era, chromedp.Poll[string](`inspector.connected && inspector.inventory.protocolVersion === "`+want+`" && [...document.querySelectorAll("#tools li")].map(li => li.dataset.name).join(",")`))
 		for _, tool := range []string{"foo", "get_study", "long_task", "whoami", "list_studies"} {
 			if !strings.Contains(got, tool) {
 				t.Errorf("%s: the tool list %q lacks %s", era, got, tool)
 			}
 		}
-		if n := value(t, ctx, "count resources", chromedp.Evaluate[int](`document.querySelectorAll("#resources li").length`)); n != 122 {
+		if n := browsertest.Value(t, ctx, "count resources", chromedp.Evaluate[int](`document.querySelectorAll("#resources li").length`)); n != 122 {
 			t.Errorf("%s: %d resources listed, want 122 (every page)", era, n)
 		}
 
 		// A form call with progress and logs.
-		logsBefore := value(t, ctx, "count logs", chromedp.Evaluate[int](`inspector.logs`))
-		act(t, ctx, "call long_task through its form",
+		logsBefore := browsertest.Value(t, ctx, "count logs", chromedp.Evaluate[int](`inspector.logs`))
+		browsertest.Do(t, ctx, "call long_task through its form",
 			chromedp.Click(`#tools li[data-name="long_task"]`),
 			chromedp.SetValue(`#call-form input[name="steps"]`, "3"),
 			chromedp.Click(`#run`),
 		)
-		res := value(t, ctx, "long_task's result", chromedp.Poll[string](`inspector.result && document.getElementById("result").textContent`))
+		res := browsertest.Value(t, ctx, "long_task's result", chromedp.Poll[string](`inspector.result && document.getElementById("result").textContent`))
 		if !strings.Contains(res, `"steps": 3`) {
 			t.Errorf("%s: long_task's result %q", era, res)
 		}
-		bar := value(t, ctx, "the progress bar", chromedp.Evaluate[string](`(() => { const b = document.getElementById("progress"); return b.value + "/" + b.max + " " + inspector.progress.length + " " + document.getElementById("progress-text").textContent })()`))
+		bar := browsertest.Value(t, ctx, "the progress bar", chromedp.Evaluate[string](`(() => { const b = document.getElementById("progress"); return b.value + "/" + b.max + " " + inspector.progress.length + " " + document.getElementById("progress-text").textContent })()`))
 		if bar != "3/3 3 3/3 step 3 of 3" {
 			t.Errorf("%s: the progress bar shows %q, want 3/3 after 3 notifications", era, bar)
 		}
-		logs := value(t, ctx, "the logs", chromedp.Poll[string](`inspector.logs >= `+strconv.Itoa(logsBefore+3)+` && document.getElementById("logs").textContent`))
+		logs := browsertest.Value(t, ctx, "the logs", chromedp.Poll[string](`inspector.logs >= `+strconv.Itoa(logsBefore+3)+` && document.getElementById("logs").textContent`))
 		if !strings.Contains(logs, "info: long_task finished step 3 of 3") {
 			t.Errorf("%s: the log shows %q", era, logs)
 		}
 
 		// An elicitation answered in the page.
-		act(t, ctx, "call whoami",
+		browsertest.Do(t, ctx, "call whoami",
 			chromedp.Click(`#tools li[data-name="whoami"]`),
 			chromedp.Click(`#run`),
 			chromedp.WaitVisible(`#elicit-fields input[name="name"]`),
 		)
-		if msg := value(t, ctx, "the question", chromedp.Text(`#elicit-message`)); msg != "What is your name?" {
+		if msg := browsertest.Value(t, ctx, "the question", chromedp.Text(`#elicit-message`)); msg != "What is your name?" {
 			t.Errorf("%s: the dialog asks %q", era, msg)
 		}
-		act(t, ctx, "answer the question",
+		browsertest.Do(t, ctx, "answer the question",
 			chromedp.SendKeys(`#elicit-fields input[name="name"]`, "Ada "+era),
 			chromedp.Click(`#elicit-accept`),
 		)
-		res = value(t, ctx, "whoami's result", chromedp.Poll[string](`inspector.result && document.getElementById("result").textContent`))
+		res = browsertest.Value(t, ctx, "whoami's result", chromedp.Poll[string](`inspector.result && document.getElementById("result").textContent`))
 		if res != "Hello, Ada "+era+"!" {
 			t.Errorf("%s: whoami's result %q", era, res)
 		}
@@ -86,30 +86,30 @@ func TestInspectWeb(t *testing.T) {
 
 	// A tool with a UI: the view, in a sandboxed iframe, is initialized
 	// by the page as its MCP Apps host and gets the tool's result.
-	act(t, ctx, "call list_studies",
+	browsertest.Do(t, ctx, "call list_studies",
 		chromedp.Click(`#tools li[data-name="list_studies"]`),
 		chromedp.SetValue(`#call-form [name="status"]`, "recruiting"),
 		chromedp.Click(`#run`),
 		chromedp.WaitVisible(`#app iframe.app`),
 	)
-	host := value(t, ctx, "the view's handshake", chromedp.Poll[string](`inspector.app.sent.includes("ui/notifications/tool-result") && JSON.stringify(inspector.app)`))
+	host := browsertest.Value(t, ctx, "the view's handshake", chromedp.Poll[string](`inspector.app.sent.includes("ui/notifications/tool-result") && JSON.stringify(inspector.app)`))
 	if !strings.Contains(host, `"initialized":["ui://studies/dashboard"]`) || !strings.Contains(host, `"ui/notifications/tool-input","ui/notifications/tool-result"`) {
 		t.Errorf("the view and its host: %s", host)
 	}
 	// The screenshot shows the view with the tool's result in it.
-	shot := value(t, ctx, "screenshot", chromedp.FullScreenshot(100))
+	shot := browsertest.Value(t, ctx, "screenshot", chromedp.FullScreenshot(100))
 
 	// A resource read, and a UI resource in a sandboxed iframe.
-	act(t, ctx, "read a study", chromedp.Click(`#resources li[data-name="my_app://studies/042"]`), chromedp.WaitVisible(`#resource pre.contents`))
-	if text := value(t, ctx, "the study", chromedp.Text(`#resource pre.contents`)); !strings.Contains(text, `"id": "042"`) {
+	browsertest.Do(t, ctx, "read a study", chromedp.Click(`#resources li[data-name="my_app://studies/042"]`), chromedp.WaitVisible(`#resource pre.contents`))
+	if text := browsertest.Value(t, ctx, "the study", chromedp.Text(`#resource pre.contents`)); !strings.Contains(text, `"id": "042"`) {
 		t.Errorf("study 042 reads %q", text)
 	}
-	act(t, ctx, "open the dashboard resource", chromedp.Click(`#resources li[data-name="ui://studies/dashboard"]`), chromedp.WaitVisible(`iframe.app`))
-	sandbox := value(t, ctx, "the iframe", chromedp.Evaluate[string](`document.querySelector("iframe.app").getAttribute("sandbox") + " " + document.querySelector("iframe.app").srcdoc.length`))
+	browsertest.Do(t, ctx, "open the dashboard resource", chromedp.Click(`#resources li[data-name="ui://studies/dashboard"]`), chromedp.WaitVisible(`iframe.app`))
+	sandbox := browsertest.Value(t, ctx, "the iframe", chromedp.Evaluate[string](`document.querySelector("iframe.app").getAttribute("sandbox") + " " + document.querySelector("iframe.app").srcdoc.length`))
 	if !strings.HasPrefix(sandbox, "allow-scripts allow-forms ") || strings.HasSuffix(sandbox, " 0") {
 		t.Errorf("the UI resource's iframe: sandbox and length %q", sandbox)
 	}
-	if e := value(t, ctx, "page errors", chromedp.Evaluate[string](`inspector.error || ""`)); e != "" {
+	if e := browsertest.Value(t, ctx, "page errors", chromedp.Evaluate[string](`inspector.error || ""`)); e != "" {
 		t.Errorf("the page reported %q", e)
 	}
 
@@ -151,60 +151,4 @@ func startWeb(t *testing.T, env []string, args ...string) string {
 	}
 	t.Fatal("inspect --web printed no address")
 	return ""
-}
-
-// chromium is the browser the tests drive, or the test is skipped.
-func chromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{os.Getenv("SPECTER_CHROMIUM"), "chromium", "chromium-browser", "/usr/bin/chromium"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	t.Skip("Chromium is not installed (apt-get install chromium): the web inspector's browser test does not run")
-	return ""
-}
-
-// browser starts a headless Chromium for the test.
-func browser(t *testing.T, chrome string) context.Context {
-	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(chrome),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.WindowSize(1400, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	ctx, cancelTimeout := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() {
-		cancelTimeout()
-		cancel()
-		cancelAlloc()
-	})
-	return ctx
-}
-
-// act runs browser actions, failing the test with what it did.
-func act(t *testing.T, ctx context.Context, what string, steps ...chromedp.Action[chromedp.Void]) {
-	t.Helper()
-	if err := chromedp.Do(ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-}
-
-// value runs a browser action and returns its value.
-func value[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
-	t.Helper()
-	v, err := chromedp.Run(ctx, a)
-	if err != nil {
-		t.Fatalf("%s: %v", what, err)
-	}
-	return v
 }
