@@ -47,6 +47,12 @@ type sample struct {
 	redisOp time.Duration // redis-server CPU per operation, if any
 	opsPerS float64       // operations per second of wall time, at the round's concurrency
 	cmdsOp  float64       // Redis commands executed per operation, if any
+	// redisCPUs is the CPU redis-server spent per second of wall time,
+	// all its processes together; throttled is the share of the capped
+	// masters' CFS periods in which the cap held them back.
+	redisCPUs, throttled float64
+	// masterShare is each master's share of the commands executed.
+	masterShare []float64
 }
 
 // workers returns the step each of n workers repeats for column col on
@@ -130,9 +136,15 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 	if err != nil {
 		return sample{}, err
 	}
-	var cmds0 int64
+	var (
+		cmds0            []int64
+		throttled0, per0 int64
+	)
 	if rds != nil {
 		if cmds0, err = rds.commands(); err != nil {
+			return sample{}, err
+		}
+		if throttled0, per0, err = rds.throttled(); err != nil {
 			return sample{}, err
 		}
 	}
@@ -152,19 +164,38 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 	if ops == 0 {
 		return sample{}, fmt.Errorf("%s: no request completed in %v", c.srv.name, d)
 	}
-	var cmds1 int64
-	if rds != nil {
-		if cmds1, err = rds.commands(); err != nil {
-			return sample{}, err
+	tick := time.Second / ticksPerSecond
+	s := sample{
+		perOp:     time.Duration(t1-t0) * tick / time.Duration(ops),
+		redisOp:   time.Duration(r1-r0) * tick / time.Duration(ops),
+		opsPerS:   float64(ops) / elapsed.Seconds(),
+		redisCPUs: (time.Duration(r1-r0) * tick).Seconds() / elapsed.Seconds(),
+	}
+	if rds == nil {
+		return s, nil
+	}
+	cmds1, err := rds.commands()
+	if err != nil {
+		return sample{}, err
+	}
+	throttled1, per1, err := rds.throttled()
+	if err != nil {
+		return sample{}, err
+	}
+	var cmds int64
+	for i := range cmds1 {
+		cmds += cmds1[i] - cmds0[i]
+	}
+	s.cmdsOp = float64(cmds) / float64(ops)
+	if cmds > 0 {
+		for i := range cmds1 {
+			s.masterShare = append(s.masterShare, float64(cmds1[i]-cmds0[i])/float64(cmds))
 		}
 	}
-	tick := time.Second / ticksPerSecond
-	return sample{
-		perOp:   time.Duration(t1-t0) * tick / time.Duration(ops),
-		redisOp: time.Duration(r1-r0) * tick / time.Duration(ops),
-		opsPerS: float64(ops) / elapsed.Seconds(),
-		cmdsOp:  float64(cmds1-cmds0) / float64(ops),
-	}, nil
+	if per1 > per0 {
+		s.throttled = float64(throttled1-throttled0) / float64(per1-per0)
+	}
+	return s, nil
 }
 
 // ticks reads the CPU time of c and of rds, 0 when rds is nil.
@@ -182,8 +213,11 @@ type summary struct {
 	redisOp       time.Duration
 	opsPerS       float64
 	cmdsOp        float64 // Redis commands per operation
-	onRedis       bool    // the server's backplane is Redis
-	ran, na       bool    // measured; not served by this server
+	redisCPUs     float64 // redis-server CPU per second of wall time
+	throttled     float64 // share of the capped masters' periods held back
+	masterShare   []float64
+	onRedis       bool // the server's backplane is Redis
+	ran, na       bool // measured; not served by this server
 }
 
 func summarize(samples []sample) summary {
@@ -205,6 +239,17 @@ func summarize(samples []sample) summary {
 		opsPerS: by(func(s sample) float64 { return s.opsPerS }),
 		cmdsOp:  by(func(s sample) float64 { return s.cmdsOp }),
 		lo:      samples[0].perOp, hi: samples[0].perOp,
+
+		redisCPUs: by(func(s sample) float64 { return s.redisCPUs }),
+		throttled: by(func(s sample) float64 { return s.throttled }),
+	}
+	for i := range samples[0].masterShare {
+		s.masterShare = append(s.masterShare, by(func(s sample) float64 {
+			if i < len(s.masterShare) {
+				return s.masterShare[i]
+			}
+			return 0
+		}))
 	}
 	for _, x := range samples {
 		s.lo, s.hi = min(s.lo, x.perOp), max(s.hi, x.perOp)

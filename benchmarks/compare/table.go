@@ -20,13 +20,19 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 		"median of %d interleaved rounds of %v at c=%d (lowest–highest round in brackets), and operations per second. "+
 		"Memory: VmRSS growth per session over %d sessions after a forced GC.\n\n",
 		o.rounds, o.round, o.concurrency, o.sessions)
+	if o.redisCPU > 0 {
+		fmt.Fprintf(w, "**Redis capped:** each redis-server process ran in a Linux cgroup of its own capped at %g CPU (CFS quota), "+
+			"so that Redis, not Specter or the load generator, limits throughput, and a Cluster's 3 masters have 3× the CPU of one Redis. "+
+			"The Redis cells give redis-server's CPU per request, the CPU it used per second, and the share of the masters' 10 ms quota periods in which the cap held them back.\n\n",
+			o.redisCPU)
+	}
 	fmt.Fprintln(w, "| server | tools/call, session era (2025-11-25) | tools/call, 2026-07-28 | session create (initialize + initialized) | idle session | idle session + GET stream |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	base := res[0].cells
 	for _, r := range res {
 		fmt.Fprintf(w, "| %s |", r.srv.label)
 		for col := range numColumns {
-			fmt.Fprintf(w, " %s |", cell(r.cells[col], base[col], col == colCreate))
+			fmt.Fprintf(w, " %s |", cell(r.cells[col], base[col], col == colCreate, o.redisCPU > 0))
 		}
 		if o.sessions == 0 && r.srv.sessions {
 			fmt.Fprintln(w, " not run | not run |")
@@ -47,9 +53,32 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 			float64(rds.cells[colSession].perOp)/float64(mem.cells[colSession].perOp))
 	}
 	if one, cl, ok := rowsNamed(res, "specter-redis", "specter-cluster"); ok && one.cells[colSession].opsPerS > 0 {
-		fmt.Fprintf(w, "- On the 3-master Cluster Specter serves %.2f× the session-era tools/call throughput of one Redis (all on this machine's %d cores).\n",
-			cl.cells[colSession].opsPerS/one.cells[colSession].opsPerS, runtime.NumCPU())
+		on := fmt.Sprintf("all on this machine's %d cores", runtime.NumCPU())
+		if o.redisCPU > 0 {
+			on = fmt.Sprintf("each redis-server capped at %g CPU, on this machine's %d cores", o.redisCPU, runtime.NumCPU())
+		}
+		fmt.Fprintf(w, "- On the 3-master Cluster Specter serves %.2f× the session-era tools/call throughput of one Redis (%s).\n",
+			cl.cells[colSession].opsPerS/one.cells[colSession].opsPerS, on)
 	}
+	for _, r := range res {
+		if !r.srv.cluster {
+			continue
+		}
+		for _, col := range o.columns {
+			if shares := r.cells[col].masterShare; len(shares) > 1 {
+				fmt.Fprintf(w, "- %s, %s: the masters executed %s of the commands (median per master).\n", r.srv.label, col, percents(shares))
+			}
+		}
+	}
+}
+
+// percents formats shares as "34% / 33% / 33%".
+func percents(shares []float64) string {
+	p := make([]string, len(shares))
+	for i, s := range shares {
+		p[i] = fmt.Sprintf("%.0f%%", 100*s)
+	}
+	return strings.Join(p, " / ")
 }
 
 // rowsNamed returns the rows of servers a and b, if both ran.
@@ -67,7 +96,7 @@ func rowsNamed(res []rowResult, a, b string) (ra, rb rowResult, ok bool) {
 }
 
 // cell formats one summary against the baseline's.
-func cell(s, base summary, perSession bool) string {
+func cell(s, base summary, perSession, capped bool) string {
 	switch {
 	case !s.ran:
 		return "not run"
@@ -84,7 +113,11 @@ func cell(s, base summary, perSession bool) string {
 	}
 	fmt.Fprintf(&b, "%s (%.0f–%s), %s %s", micros(s.perOp), float64(s.lo)/float64(time.Microsecond), micros(s.hi), thousands(s.opsPerS), unit)
 	if s.onRedis {
-		fmt.Fprintf(&b, "; redis-server +%s, %.2f Redis commands per request (INFO commandstats)", micros(s.redisOp), s.cmdsOp)
+		fmt.Fprintf(&b, "; redis-server +%s, using %.2f CPU", micros(s.redisOp), s.redisCPUs)
+		if capped {
+			fmt.Fprintf(&b, ", throttled in %.0f%% of periods", 100*s.throttled)
+		}
+		fmt.Fprintf(&b, ", %.2f Redis commands per request (INFO commandstats)", s.cmdsOp)
 	}
 	return b.String()
 }
