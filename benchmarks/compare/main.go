@@ -184,7 +184,7 @@ func (r redises) of(s server) *redisServer {
 type rowResult struct {
 	srv          server
 	cells        [numColumns]summary
-	idle, stream float64 // bytes per session; 0: not measured
+	idle, stream float64 // bytes per session, for servers that keep sessions
 }
 
 // cpuRounds starts a child per server and runs the interleaved rounds of

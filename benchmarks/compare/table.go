@@ -34,9 +34,14 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 		for col := range numColumns {
 			fmt.Fprintf(w, " %s |", cell(r.cells[col], base[col], col == colCreate, o.redisCPU > 0))
 		}
-		if o.sessions == 0 && r.srv.sessions {
+		switch {
+		case !r.srv.sessions:
+			fmt.Fprintln(w, " n/a | n/a |")
+		case o.sessions == 0:
 			fmt.Fprintln(w, " not run | not run |")
-		} else {
+		default:
+			// A server that keeps its sessions elsewhere (Redis) may well
+			// grow by 0 bytes: that is a measurement too.
 			fmt.Fprintf(w, " %s | %s |\n", kib(r.idle), kib(r.stream))
 		}
 	}
@@ -127,9 +132,6 @@ func micros(d time.Duration) string {
 }
 
 func kib(bytes float64) string {
-	if bytes == 0 {
-		return "n/a"
-	}
 	return fmt.Sprintf("%.1f KiB", bytes/1024)
 }
 
