@@ -36,9 +36,12 @@ type options struct {
 	columns     []column
 	concurrency int
 	sessions    int
-	only        []string // server names; empty: all
-	cpuProfile  string   // directory for one CPU profile per server
-	redisCPU    float64  // CPUs each redis-server is capped at; 0: none
+	// clientSessions is how many sessions each client's session-era
+	// calls rotate over.
+	clientSessions int
+	only           []string // server names; empty: all
+	cpuProfile     string   // directory for one CPU profile per server
+	redisCPU       float64  // CPUs each redis-server is capped at; 0: none
 }
 
 func main() {
@@ -55,6 +58,7 @@ func main() {
 	flag.DurationVar(&o.minCPU, "min-cpu", 300*time.Millisecond, "a round lasts until its server has spent at least this much CPU too (at most 10 rounds' length)")
 	flag.IntVar(&o.concurrency, "c", 16, "concurrent clients, each on its own keep-alive connection")
 	flag.IntVar(&o.sessions, "sessions", 2000, "sessions opened for the memory columns (0 skips them)")
+	flag.IntVar(&o.clientSessions, "client-sessions", 1, "sessions each client's session-era calls rotate over: more spread the calls over a Redis Cluster's slots, as many users would")
 	flag.Float64Var(&o.redisCPU, "redis-cpu", 0, "cap each redis-server process at this many CPUs (e.g. 0.15) with a Linux cgroup of its own, "+
 		"so that Redis is the bottleneck and a Cluster's masters get 3× one Redis's CPU; needs root (0: no cap)")
 	flag.Parse()
@@ -215,7 +219,7 @@ func cpuRounds(o options, srvs []server, rds redises, res []rowResult, log io.Wr
 			client := newHTTPClient(o.concurrency)
 			defer client.CloseIdleConnections()
 			var err error
-			if steps[i], err = workers(c, client, col, o.concurrency); err != nil {
+			if steps[i], err = workers(c, client, col, o.concurrency, o.clientSessions); err != nil {
 				return err
 			}
 			if steps[i] == nil {

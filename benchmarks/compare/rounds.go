@@ -57,22 +57,30 @@ type sample struct {
 
 // workers returns the step each of n workers repeats for column col on
 // c, or nil when c's server does not serve that wire. Session-era workers
-// open their session here, once.
-func workers(c *child, client *http.Client, col column, n int) ([]func() error, error) {
+// open their sessions here, once, perWorker each, and call them in turn.
+func workers(c *child, client *http.Client, col column, n, perWorker int) ([]func() error, error) {
 	steps := make([]func() error, n)
 	switch col {
 	case colSession:
 		url := c.url(c.srv.sessionPath)
 		for i := range steps {
-			id, err := openSession(client, url, c.srv.sessions)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.srv.name, err)
+			xs := make([]*exchange, max(perWorker, 1))
+			for j := range xs {
+				id, err := openSession(client, url, c.srv.sessions)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", c.srv.name, err)
+				}
+				if xs[j], err = newExchange(client, url, sessionHeader(id), sessionCallBody, http.StatusOK, wantText); err != nil {
+					return nil, err
+				}
 			}
-			x, err := newExchange(client, url, sessionHeader(id), sessionCallBody, http.StatusOK, wantText)
-			if err != nil {
-				return nil, err
+			next := 0
+			steps[i] = func() error {
+				x := xs[next]
+				next = (next + 1) % len(xs)
+				_, err := x.do()
+				return err
 			}
-			steps[i] = func() error { _, err := x.do(); return err }
 		}
 	case colStateless:
 		if c.srv.statelessPath == "" {

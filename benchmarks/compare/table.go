@@ -17,9 +17,9 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 		runtime.NumCPU(), cpuModel(), runtime.Version(), runtime.GOOS, runtime.GOARCH,
 		started.UTC().Format("2006-01-02 15:04 MST"), took.Round(time.Second))
 	fmt.Fprintf(w, "Server CPU per operation (from /proc/<pid>/stat), as a multiple of the bare Echo handler's, "+
-		"median of %d interleaved rounds of %v at c=%d (lowest–highest round in brackets), and operations per second. "+
-		"Memory: VmRSS growth per session over %d sessions after a forced GC.\n\n",
-		o.rounds, o.round, o.concurrency, o.sessions)
+		"median of %d interleaved rounds of %v at c=%d (lowest–highest round in brackets), and operations per second; "+
+		"the session-era calls go to %d sessions. Memory: VmRSS growth per session over %d sessions after a forced GC.\n\n",
+		o.rounds, o.round, o.concurrency, o.concurrency*max(o.clientSessions, 1), o.sessions)
 	if o.redisCPU > 0 {
 		fmt.Fprintf(w, "**Redis capped:** each redis-server process ran in a Linux cgroup of its own capped at %g CPU (CFS quota), "+
 			"so that Redis, not Specter or the load generator, limits throughput, and a Cluster's 3 masters have 3× the CPU of one Redis. "+
