@@ -103,6 +103,8 @@ type redisServer struct {
 	// a cgroup of its own: caps holds them, by address.
 	cpus float64
 	caps map[string]*cpuCap
+	// procs are the processes, by address.
+	procs map[string]*exec.Cmd
 }
 
 // startRedis starts one redis-server, capped at cpus CPUs if cpus > 0.
@@ -196,6 +198,10 @@ func (r *redisServer) spawn(extra ...string) (string, error) {
 	}
 	r.cmds = append(r.cmds, cmd)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	if r.procs == nil {
+		r.procs = make(map[string]*exec.Cmd)
+	}
+	r.procs[addr] = cmd
 	if r.cpus > 0 {
 		c, err := newCPUCap(r.cpus)
 		if err != nil {
@@ -265,6 +271,18 @@ func (r *redisServer) commands() ([]int64, error) {
 		var err error
 		if n[i], err = commandsOf(a); err != nil {
 			return nil, err
+		}
+	}
+	return n, nil
+}
+
+// masterCPU returns the CPU time each master has spent, in nanoseconds.
+func (r *redisServer) masterCPU() ([]int64, error) {
+	n := make([]int64, len(r.masters))
+	for i, a := range r.masters {
+		var err error
+		if n[i], err = cpuNanos(r.procs[a].Process.Pid); err != nil {
+			return nil, fmt.Errorf("redis-server on %s: %w", a, err)
 		}
 	}
 	return n, nil

@@ -51,8 +51,9 @@ type sample struct {
 	// all its processes together; throttled is the share of the capped
 	// masters' CFS periods in which the cap held them back.
 	redisCPUs, throttled float64
-	// masterShare is each master's share of the commands executed.
-	masterShare []float64
+	// masterShare is each master's share of the commands executed, and
+	// masterCPUs the CPU each master spent per second of wall time.
+	masterShare, masterCPUs []float64
 }
 
 // workers returns the step each of n workers repeats for column col on
@@ -145,11 +146,14 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 		return sample{}, err
 	}
 	var (
-		cmds0            []int64
+		cmds0, cpu0      []int64
 		throttled0, per0 int64
 	)
 	if rds != nil {
 		if cmds0, err = rds.commands(); err != nil {
+			return sample{}, err
+		}
+		if cpu0, err = rds.masterCPU(); err != nil {
 			return sample{}, err
 		}
 		if throttled0, per0, err = rds.throttled(); err != nil {
@@ -190,6 +194,13 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 	if err != nil {
 		return sample{}, err
 	}
+	cpu1, err := rds.masterCPU()
+	if err != nil {
+		return sample{}, err
+	}
+	for i := range cpu1 {
+		s.masterCPUs = append(s.masterCPUs, time.Duration(cpu1[i]-cpu0[i]).Seconds()/elapsed.Seconds())
+	}
 	var cmds int64
 	for i := range cmds1 {
 		cmds += cmds1[i] - cmds0[i]
@@ -220,10 +231,11 @@ type summary struct {
 	perOp, lo, hi time.Duration
 	redisOp       time.Duration
 	opsPerS       float64
-	cmdsOp        float64 // Redis commands per operation
-	redisCPUs     float64 // redis-server CPU per second of wall time
-	throttled     float64 // share of the capped masters' periods held back
-	masterShare   []float64
+	cmdsOp        float64   // Redis commands per operation
+	redisCPUs     float64   // redis-server CPU per second of wall time
+	throttled     float64   // share of the capped masters' periods held back
+	masterShare   []float64 // medians per master
+	masterCPUs    []float64
 	onRedis       bool // the server's backplane is Redis
 	ran, na       bool // measured; not served by this server
 }
@@ -251,18 +263,29 @@ func summarize(samples []sample) summary {
 		redisCPUs: by(func(s sample) float64 { return s.redisCPUs }),
 		throttled: by(func(s sample) float64 { return s.throttled }),
 	}
-	for i := range samples[0].masterShare {
-		s.masterShare = append(s.masterShare, by(func(s sample) float64 {
-			if i < len(s.masterShare) {
-				return s.masterShare[i]
-			}
-			return 0
-		}))
-	}
+	s.masterShare = perMaster(samples, func(s sample) []float64 { return s.masterShare })
+	s.masterCPUs = perMaster(samples, func(s sample) []float64 { return s.masterCPUs })
 	for _, x := range samples {
 		s.lo, s.hi = min(s.lo, x.perOp), max(s.hi, x.perOp)
 	}
 	return s
+}
+
+// perMaster returns the median over the samples of each master's value,
+// as field reads it, nil when the samples have none.
+func perMaster(samples []sample, field func(sample) []float64) []float64 {
+	var m []float64
+	for i := range field(samples[0]) {
+		v := make([]float64, 0, len(samples))
+		for _, s := range samples {
+			if f := field(s); i < len(f) {
+				v = append(v, f[i])
+			}
+		}
+		sort.Float64s(v)
+		m = append(m, median(v))
+	}
+	return m
 }
 
 // median of sorted values.

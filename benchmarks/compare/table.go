@@ -70,11 +70,27 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 			continue
 		}
 		for _, col := range o.columns {
-			if shares := r.cells[col].masterShare; len(shares) > 1 {
-				fmt.Fprintf(w, "- %s, %s: the masters executed %s of the commands (median per master).\n", r.srv.label, col, percents(shares))
+			c := r.cells[col]
+			if len(c.masterShare) < 2 {
+				continue
 			}
+			capped := ""
+			if o.redisCPU > 0 {
+				capped = fmt.Sprintf(", each capped at %g", o.redisCPU)
+			}
+			fmt.Fprintf(w, "- %s, %s: the masters executed %s of the commands and used %s CPU%s (medians per master).\n",
+				r.srv.label, col, percents(c.masterShare), cpus(c.masterCPUs), capped)
 		}
 	}
+}
+
+// cpus formats CPU shares as "0.046 / 0.045 / 0.043".
+func cpus(v []float64) string {
+	p := make([]string, len(v))
+	for i, x := range v {
+		p[i] = fmt.Sprintf("%.3f", x)
+	}
+	return strings.Join(p, " / ")
 }
 
 // percents formats shares as "34% / 33% / 33%".
