@@ -71,8 +71,8 @@ func writeTable(w io.Writer, o options, res []rowResult, started time.Time, took
 		}
 		for _, col := range o.columns {
 			c := r.cells[col]
-			if len(c.masterShare) < 2 {
-				continue
+			if len(c.masterShare) < 2 || c.cmdsOp < 0.01 {
+				continue // 2026-07-28 calls: only the backplane's own few commands
 			}
 			capped := ""
 			if o.redisCPU > 0 {
