@@ -61,7 +61,7 @@ func newCPUCap(cpus float64) (*cpuCap, error) {
 	if v2 {
 		// The cpu controller must be enabled for the root's children.
 		if err := os.WriteFile(filepath.Join(root, "cgroup.subtree_control"), []byte("+cpu"), 0); err != nil {
-			return nil, fmt.Errorf("-redis-cpu: enabling the cpu controller in %s (run as root): %w", root, err)
+			return nil, fmt.Errorf("-redis-cpu: enabling the cpu controller for the children of %s (needs root, and a cgroup v2 root that may delegate it): %w", root, err)
 		}
 	}
 	cgroupSeq.Lock()
