@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -162,5 +164,53 @@ func TestParseColumns(t *testing.T) {
 	}
 	if _, err := parseColumns("session,latency"); err == nil || !strings.Contains(err.Error(), `"latency"`) {
 		t.Errorf("an unknown column gave %v", err)
+	}
+}
+
+// TestWorkersRotateSessions checks that with -client-sessions each
+// session-era worker opens sessions of its own and calls them in turn, so
+// that the calls spread over that many sessions (and a Cluster's slots).
+func TestWorkersRotateSessions(t *testing.T) {
+	s, _ := serverNamed("specter")
+	h, release, err := s.build("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	var (
+		mu    sync.Mutex
+		calls = map[string]int{} // tools/call per session id
+	)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id := r.Header.Get("Mcp-Session-Id"); id != "" && r.Header.Get("Content-Length") == strconv.Itoa(len(sessionCallBody)) {
+			mu.Lock()
+			calls[id]++
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	client := newHTTPClient(2)
+	defer client.CloseIdleConnections()
+
+	c := &child{srv: s, addr: strings.TrimPrefix(srv.URL, "http://")}
+	steps, err := workers(c, client, colSession, 2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range steps {
+		for range 6 {
+			if err := step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if len(calls) != 6 {
+		t.Fatalf("the calls went to %d sessions, want 2 workers × 3: %v", len(calls), calls)
+	}
+	for id, n := range calls {
+		if n != 2 {
+			t.Errorf("session %s got %d calls, want 2 (each worker's 6 calls in turn over its 3)", id, n)
+		}
 	}
 }

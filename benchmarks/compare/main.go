@@ -21,8 +21,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -34,8 +36,12 @@ type options struct {
 	columns     []column
 	concurrency int
 	sessions    int
-	only        []string // server names; empty: all
-	cpuProfile  string   // directory for one CPU profile per server
+	// clientSessions is how many sessions each client's session-era
+	// calls rotate over.
+	clientSessions int
+	only           []string // server names; empty: all
+	cpuProfile     string   // directory for one CPU profile per server
+	redisCPU       float64  // CPUs each redis-server is capped at; 0: none
 }
 
 func main() {
@@ -52,6 +58,9 @@ func main() {
 	flag.DurationVar(&o.minCPU, "min-cpu", 300*time.Millisecond, "a round lasts until its server has spent at least this much CPU too (at most 10 rounds' length)")
 	flag.IntVar(&o.concurrency, "c", 16, "concurrent clients, each on its own keep-alive connection")
 	flag.IntVar(&o.sessions, "sessions", 2000, "sessions opened for the memory columns (0 skips them)")
+	flag.IntVar(&o.clientSessions, "client-sessions", 1, "sessions each client's session-era calls rotate over: more spread the calls over a Redis Cluster's slots, as many users would")
+	flag.Float64Var(&o.redisCPU, "redis-cpu", 0, "cap each redis-server process at this many CPUs (e.g. 0.15) with a Linux cgroup of its own, "+
+		"so that Redis is the bottleneck and a Cluster's masters get 3× one Redis's CPU; needs root (0: no cap)")
 	flag.Parse()
 
 	if *serve != "" {
@@ -70,6 +79,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(2)
 	}
+	// Interrupted, the harness still removes the cgroups it made (the
+	// redis-servers in them die with it).
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sig
+		removeCPUCaps()
+		fmt.Fprintln(os.Stderr, "compare:", s)
+		os.Exit(1)
+	}()
 	if err := run(o, os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "compare:", err)
 		os.Exit(1)
@@ -123,7 +142,7 @@ func run(o options, out, log io.Writer) error {
 			at, start = &rds.cluster, startRedisCluster
 		}
 		if s.redis && *at == nil {
-			if *at, err = start(); err != nil {
+			if *at, err = start(o.redisCPU); err != nil {
 				return err
 			}
 			defer (*at).stop()
@@ -169,7 +188,7 @@ func (r redises) of(s server) *redisServer {
 type rowResult struct {
 	srv          server
 	cells        [numColumns]summary
-	idle, stream float64 // bytes per session; 0: not measured
+	idle, stream float64 // bytes per session, for servers that keep sessions
 }
 
 // cpuRounds starts a child per server and runs the interleaved rounds of
@@ -200,7 +219,7 @@ func cpuRounds(o options, srvs []server, rds redises, res []rowResult, log io.Wr
 			client := newHTTPClient(o.concurrency)
 			defer client.CloseIdleConnections()
 			var err error
-			if steps[i], err = workers(c, client, col, o.concurrency); err != nil {
+			if steps[i], err = workers(c, client, col, o.concurrency, o.clientSessions); err != nil {
 				return err
 			}
 			if steps[i] == nil {

@@ -99,14 +99,21 @@ type redisServer struct {
 	url     string
 	masters []string // the addresses whose commands count
 	dir     string   // the servers' working directory
+	// cpus, when above 0, caps each redis-server at that many CPUs, with
+	// a cgroup of its own: caps holds them, by address.
+	cpus float64
+	caps map[string]*cpuCap
+	// procs are the processes, by address.
+	procs map[string]*exec.Cmd
 }
 
-func startRedis() (*redisServer, error) {
+// startRedis starts one redis-server, capped at cpus CPUs if cpus > 0.
+func startRedis(cpus float64) (*redisServer, error) {
 	dir, err := os.MkdirTemp("", "compare-redis-")
 	if err != nil {
 		return nil, err
 	}
-	r := &redisServer{dir: dir}
+	r := &redisServer{dir: dir, cpus: cpus}
 	addr, err := r.spawn("--dir", dir)
 	if err != nil {
 		r.stop()
@@ -116,8 +123,9 @@ func startRedis() (*redisServer, error) {
 	return r, nil
 }
 
-// startRedisCluster starts a 6-node Redis Cluster with redis-cli.
-func startRedisCluster() (*redisServer, error) {
+// startRedisCluster starts a 6-node Redis Cluster with redis-cli, each
+// node capped at cpus CPUs if cpus > 0.
+func startRedisCluster(cpus float64) (*redisServer, error) {
 	cli, err := exec.LookPath("redis-cli")
 	if err != nil {
 		return nil, fmt.Errorf("the Cluster row needs redis-cli on PATH (or run with -only without specter-cluster): %w", err)
@@ -126,7 +134,7 @@ func startRedisCluster() (*redisServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &redisServer{dir: dir}
+	r := &redisServer{dir: dir, cpus: cpus}
 	var addrs []string
 	for i := range 6 {
 		nodeDir := filepath.Join(dir, strconv.Itoa(i))
@@ -190,6 +198,23 @@ func (r *redisServer) spawn(extra ...string) (string, error) {
 	}
 	r.cmds = append(r.cmds, cmd)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	if r.procs == nil {
+		r.procs = make(map[string]*exec.Cmd)
+	}
+	r.procs[addr] = cmd
+	if r.cpus > 0 {
+		c, err := newCPUCap(r.cpus)
+		if err != nil {
+			return "", err
+		}
+		if r.caps == nil {
+			r.caps = make(map[string]*cpuCap)
+		}
+		r.caps[addr] = c
+		if err := c.add(cmd.Process.Pid); err != nil {
+			return "", err
+		}
+	}
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		if ping(addr) == nil {
 			return addr, nil
@@ -227,24 +252,58 @@ func (r *redisServer) stop() {
 		_ = c.Process.Kill()
 		_ = c.Wait()
 	}
+	for addr, c := range r.caps {
+		if err := c.remove(); err != nil {
+			fmt.Fprintf(os.Stderr, "redis-server on %s: %v\n", addr, err)
+		}
+	}
 	if r.dir != "" {
 		_ = os.RemoveAll(r.dir)
 	}
 }
 
-// commands returns how many commands the masters executed since they
+// commands returns how many commands each master executed since it
 // started, from INFO commandstats, the INFO commands that read them left
 // out.
-func (r *redisServer) commands() (int64, error) {
-	var sum int64
-	for _, a := range r.masters {
-		n, err := commandsOf(a)
-		if err != nil {
-			return 0, err
+func (r *redisServer) commands() ([]int64, error) {
+	n := make([]int64, len(r.masters))
+	for i, a := range r.masters {
+		var err error
+		if n[i], err = commandsOf(a); err != nil {
+			return nil, err
 		}
-		sum += n
 	}
-	return sum, nil
+	return n, nil
+}
+
+// masterCPU returns the CPU time each master has spent, in nanoseconds.
+func (r *redisServer) masterCPU() ([]int64, error) {
+	n := make([]int64, len(r.masters))
+	for i, a := range r.masters {
+		var err error
+		if n[i], err = cpuNanos(r.procs[a].Process.Pid); err != nil {
+			return nil, fmt.Errorf("redis-server on %s: %w", a, err)
+		}
+	}
+	return n, nil
+}
+
+// throttled returns, summed over the masters' cgroups, how many CFS
+// periods they were held back by their cap in, and how many they ran in;
+// zeros when r is not capped.
+func (r *redisServer) throttled() (throttled, periods int64, err error) {
+	for _, a := range r.masters {
+		c := r.caps[a]
+		if c == nil {
+			continue
+		}
+		t, p, err := c.throttled()
+		if err != nil {
+			return 0, 0, err
+		}
+		throttled, periods = throttled+t, periods+p
+	}
+	return throttled, periods, nil
 }
 
 func commandsOf(addr string) (int64, error) {

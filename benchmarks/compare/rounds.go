@@ -47,26 +47,41 @@ type sample struct {
 	redisOp time.Duration // redis-server CPU per operation, if any
 	opsPerS float64       // operations per second of wall time, at the round's concurrency
 	cmdsOp  float64       // Redis commands executed per operation, if any
+	// redisCPUs is the CPU redis-server spent per second of wall time,
+	// all its processes together; throttled is the share of the capped
+	// masters' CFS periods in which the cap held them back.
+	redisCPUs, throttled float64
+	// masterShare is each master's share of the commands executed, and
+	// masterCPUs the CPU each master spent per second of wall time.
+	masterShare, masterCPUs []float64
 }
 
 // workers returns the step each of n workers repeats for column col on
 // c, or nil when c's server does not serve that wire. Session-era workers
-// open their session here, once.
-func workers(c *child, client *http.Client, col column, n int) ([]func() error, error) {
+// open their sessions here, once, perWorker each, and call them in turn.
+func workers(c *child, client *http.Client, col column, n, perWorker int) ([]func() error, error) {
 	steps := make([]func() error, n)
 	switch col {
 	case colSession:
 		url := c.url(c.srv.sessionPath)
 		for i := range steps {
-			id, err := openSession(client, url, c.srv.sessions)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w", c.srv.name, err)
+			xs := make([]*exchange, max(perWorker, 1))
+			for j := range xs {
+				id, err := openSession(client, url, c.srv.sessions)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", c.srv.name, err)
+				}
+				if xs[j], err = newExchange(client, url, sessionHeader(id), sessionCallBody, http.StatusOK, wantText); err != nil {
+					return nil, err
+				}
 			}
-			x, err := newExchange(client, url, sessionHeader(id), sessionCallBody, http.StatusOK, wantText)
-			if err != nil {
-				return nil, err
+			next := 0
+			steps[i] = func() error {
+				x := xs[next]
+				next = (next + 1) % len(xs)
+				_, err := x.do()
+				return err
 			}
-			steps[i] = func() error { _, err := x.do(); return err }
 		}
 	case colStateless:
 		if c.srv.statelessPath == "" {
@@ -130,9 +145,18 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 	if err != nil {
 		return sample{}, err
 	}
-	var cmds0 int64
+	var (
+		cmds0, cpu0      []int64
+		throttled0, per0 int64
+	)
 	if rds != nil {
 		if cmds0, err = rds.commands(); err != nil {
+			return sample{}, err
+		}
+		if cpu0, err = rds.masterCPU(); err != nil {
+			return sample{}, err
+		}
+		if throttled0, per0, err = rds.throttled(); err != nil {
 			return sample{}, err
 		}
 	}
@@ -152,19 +176,45 @@ func measure(c *child, rds *redisServer, steps []func() error, d, minCPU time.Du
 	if ops == 0 {
 		return sample{}, fmt.Errorf("%s: no request completed in %v", c.srv.name, d)
 	}
-	var cmds1 int64
-	if rds != nil {
-		if cmds1, err = rds.commands(); err != nil {
-			return sample{}, err
+	tick := time.Second / ticksPerSecond
+	s := sample{
+		perOp:     time.Duration(t1-t0) * tick / time.Duration(ops),
+		redisOp:   time.Duration(r1-r0) * tick / time.Duration(ops),
+		opsPerS:   float64(ops) / elapsed.Seconds(),
+		redisCPUs: (time.Duration(r1-r0) * tick).Seconds() / elapsed.Seconds(),
+	}
+	if rds == nil {
+		return s, nil
+	}
+	cmds1, err := rds.commands()
+	if err != nil {
+		return sample{}, err
+	}
+	throttled1, per1, err := rds.throttled()
+	if err != nil {
+		return sample{}, err
+	}
+	cpu1, err := rds.masterCPU()
+	if err != nil {
+		return sample{}, err
+	}
+	for i := range cpu1 {
+		s.masterCPUs = append(s.masterCPUs, time.Duration(cpu1[i]-cpu0[i]).Seconds()/elapsed.Seconds())
+	}
+	var cmds int64
+	for i := range cmds1 {
+		cmds += cmds1[i] - cmds0[i]
+	}
+	s.cmdsOp = float64(cmds) / float64(ops)
+	if cmds > 0 {
+		for i := range cmds1 {
+			s.masterShare = append(s.masterShare, float64(cmds1[i]-cmds0[i])/float64(cmds))
 		}
 	}
-	tick := time.Second / ticksPerSecond
-	return sample{
-		perOp:   time.Duration(t1-t0) * tick / time.Duration(ops),
-		redisOp: time.Duration(r1-r0) * tick / time.Duration(ops),
-		opsPerS: float64(ops) / elapsed.Seconds(),
-		cmdsOp:  float64(cmds1-cmds0) / float64(ops),
-	}, nil
+	if per1 > per0 {
+		s.throttled = float64(throttled1-throttled0) / float64(per1-per0)
+	}
+	return s, nil
 }
 
 // ticks reads the CPU time of c and of rds, 0 when rds is nil.
@@ -181,9 +231,13 @@ type summary struct {
 	perOp, lo, hi time.Duration
 	redisOp       time.Duration
 	opsPerS       float64
-	cmdsOp        float64 // Redis commands per operation
-	onRedis       bool    // the server's backplane is Redis
-	ran, na       bool    // measured; not served by this server
+	cmdsOp        float64   // Redis commands per operation
+	redisCPUs     float64   // redis-server CPU per second of wall time
+	throttled     float64   // share of the capped masters' periods held back
+	masterShare   []float64 // medians per master
+	masterCPUs    []float64
+	onRedis       bool // the server's backplane is Redis
+	ran, na       bool // measured; not served by this server
 }
 
 func summarize(samples []sample) summary {
@@ -205,11 +259,33 @@ func summarize(samples []sample) summary {
 		opsPerS: by(func(s sample) float64 { return s.opsPerS }),
 		cmdsOp:  by(func(s sample) float64 { return s.cmdsOp }),
 		lo:      samples[0].perOp, hi: samples[0].perOp,
+
+		redisCPUs: by(func(s sample) float64 { return s.redisCPUs }),
+		throttled: by(func(s sample) float64 { return s.throttled }),
 	}
+	s.masterShare = perMaster(samples, func(s sample) []float64 { return s.masterShare })
+	s.masterCPUs = perMaster(samples, func(s sample) []float64 { return s.masterCPUs })
 	for _, x := range samples {
 		s.lo, s.hi = min(s.lo, x.perOp), max(s.hi, x.perOp)
 	}
 	return s
+}
+
+// perMaster returns the median over the samples of each master's value,
+// as field reads it, nil when the samples have none.
+func perMaster(samples []sample, field func(sample) []float64) []float64 {
+	var m []float64
+	for i := range field(samples[0]) {
+		v := make([]float64, 0, len(samples))
+		for _, s := range samples {
+			if f := field(s); i < len(f) {
+				v = append(v, f[i])
+			}
+		}
+		sort.Float64s(v)
+		m = append(m, median(v))
+	}
+	return m
 }
 
 // median of sorted values.
