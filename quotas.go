@@ -1,6 +1,9 @@
 package specter
 
-import "github.com/specter-mcp/specter/internal/access"
+import (
+	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/access"
+)
 
 // Per-principal quotas keep one caller from taking what every caller
 // shares: MaxSessions, connections, memory. A caller is its principal
@@ -61,4 +64,16 @@ func MaxTaskBytesPerPrincipal(n int64) RouterOption {
 // once with an error saying so. Default 4 MiB; 0 or less means no cap.
 func MaxTaskResultBytes(n int64) RouterOption {
 	return routerOption(func(r *Router) { r.cfg.taskLimits.Result = n })
+}
+
+// shareQuotas has the backplane count the per-caller quotas when it can
+// (backplane.Quotas), so that every node sharing it counts the same
+// holdings, and returns the counter; nil when each node counts its own.
+func (r *Router) shareQuotas(node string) *access.Shared {
+	q, ok := r.bp.(backplane.Quotas)
+	if !ok {
+		return nil
+	}
+	r.quotas.Shared = access.NewShared(access.SharedConfig{Quotas: q, Node: node, TTL: r.heldTTL, Context: r.streams.Context, Log: r.log})
+	return r.quotas.Shared
 }

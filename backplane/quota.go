@@ -31,18 +31,16 @@ type Quotas interface {
 	Renew(ctx context.Context, key string, entries []string, ttl time.Duration) error
 	// Unhold lets entry of key go.
 	Unhold(ctx context.Context, key, entry string) error
-	// HoldSession adds session id to key's set of sessions, if fewer than
-	// limit of the sessions there still exist. It reports whether id is
-	// held. A session counts from HoldSession on for grace, whether or not
-	// it exists: the time its node has to create it.
-	HoldSession(ctx context.Context, key, id string, limit int, grace time.Duration) (bool, error)
+	// HoldSession adds session id, which exists, to key's set of
+	// sessions, if fewer than limit of the sessions there still exist. It
+	// reports whether id is held.
+	HoldSession(ctx context.Context, key, id string, limit int) (bool, error)
 }
 
 var _ Quotas = (*Memory)(nil)
 
 // memQuota is one key's entries in a Memory: held things with the time
-// they run out, or sessions with the time they count until whether or
-// not they exist (SessionGrace).
+// they run out, or sessions.
 type memQuota map[string]memEntry
 
 type memEntry struct {
@@ -52,7 +50,10 @@ type memEntry struct {
 
 // counts reports whether e still counts at now.
 func (m *Memory) counts(id string, e memEntry, now time.Time) bool {
-	return now.Before(e.until) || e.session && m.exists(id)
+	if e.session {
+		return m.exists(id)
+	}
+	return now.Before(e.until)
 }
 
 // Hold implements Quotas.
@@ -101,7 +102,7 @@ func (m *Memory) Unhold(_ context.Context, key, entry string) error {
 }
 
 // HoldSession implements Quotas.
-func (m *Memory) HoldSession(_ context.Context, key, id string, limit int, grace time.Duration) (bool, error) {
+func (m *Memory) HoldSession(_ context.Context, key, id string, limit int) (bool, error) {
 	m.quotaMu.Lock()
 	defer m.quotaMu.Unlock()
 	now := m.now()
@@ -116,7 +117,7 @@ func (m *Memory) HoldSession(_ context.Context, key, id string, limit int, grace
 			return false, nil
 		}
 	}
-	q[id] = memEntry{until: now.Add(grace), session: true}
+	q[id] = memEntry{session: true}
 	return true, nil
 }
 

@@ -67,15 +67,14 @@ return 1
 
 // holdSessionScript adds a session if there is room. It does not look at
 // the sessions themselves, which live on other slots: without room it
-// returns the sessions added more than grace ago, for the caller to
-// check. KEYS: the set. ARGV: keep (ms), id, limit, grace (ms).
+// returns the sessions counted, for the caller to check.
+// KEYS: the set. ARGV: keep (ms), id, limit.
 var holdSessionScript = redis.NewScript(`
-local t = redis.call('TIME')
-local now = t[1] * 1000 + math.floor(t[2] / 1000)
 if not redis.call('ZSCORE', KEYS[1], ARGV[2]) and redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then
-	return redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[4]))
+	return redis.call('ZRANGE', KEYS[1], 0, -1)
 end
-redis.call('ZADD', KEYS[1], now, ARGV[2])
+local t = redis.call('TIME')
+redis.call('ZADD', KEYS[1], t[1] * 1000 + math.floor(t[2] / 1000), ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
 return 1
 `)
@@ -114,29 +113,29 @@ func (b *Backplane) Unhold(ctx context.Context, key, entry string) error {
 // of the sessions counted still exist (one pipelined EXISTS each, on
 // their own slots), drops the others, and tries once more: a caller at
 // its limit pays for the check, nobody else.
-func (b *Backplane) HoldSession(ctx context.Context, key, id string, limit int, grace time.Duration) (bool, error) {
+func (b *Backplane) HoldSession(ctx context.Context, key, id string, limit int) (bool, error) {
 	set := b.quotaKey(key)
 	hold := func() (bool, []string, error) {
-		res, err := holdSessionScript.Run(ctx, b.client, []string{set}, millis(sessionKeep), id, limit, millis(grace)).Result()
+		res, err := holdSessionScript.Run(ctx, b.client, []string{set}, millis(sessionKeep), id, limit).Result()
 		if err != nil {
 			return false, nil, fmt.Errorf("redisbp: hold session %s of %s: %w", id, key, err)
 		}
 		if ids, ok := res.([]any); ok {
-			older := make([]string, 0, len(ids))
+			counted := make([]string, 0, len(ids))
 			for _, s := range ids {
-				older = append(older, fmt.Sprint(s))
+				counted = append(counted, fmt.Sprint(s))
 			}
-			return false, older, nil
+			return false, counted, nil
 		}
 		return true, nil, nil
 	}
-	ok, older, err := hold()
-	if ok || err != nil || len(older) == 0 {
+	ok, counted, err := hold()
+	if ok || err != nil || len(counted) == 0 {
 		return ok, err
 	}
-	exists := make([]*redis.IntCmd, len(older))
+	exists := make([]*redis.IntCmd, len(counted))
 	if _, err := b.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-		for i, s := range older {
+		for i, s := range counted {
 			exists[i] = p.Exists(ctx, b.keys(s).session())
 		}
 		return nil
@@ -146,7 +145,7 @@ func (b *Backplane) HoldSession(ctx context.Context, key, id string, limit int, 
 	var gone []any
 	for i, c := range exists {
 		if c.Val() == 0 {
-			gone = append(gone, older[i])
+			gone = append(gone, counted[i])
 		}
 	}
 	if len(gone) == 0 {
