@@ -153,13 +153,19 @@ func (s *Shared) renewer(stop chan struct{}) {
 		case <-stop:
 			return
 		case <-tick.C:
+			var failed int
+			var last error
 			for key, entries := range s.snapshot() {
 				ctx, cancel := s.ctx()
-				err := s.q.Renew(ctx, key, entries, s.ttl)
-				cancel()
-				if err != nil {
-					s.log.Warn().Err(err).Str("quota", key).Msg("specter: renewing a quota's entries failed; retrying")
+				if err := s.q.Renew(ctx, key, entries, s.ttl); err != nil {
+					failed, last = failed+1, err
 				}
+				cancel()
+			}
+			if failed > 0 {
+				// One line a round, however many callers: an outage
+				// fails them all.
+				s.log.Warn().Err(last).Int("quotas", failed).Msg("specter: renewing the entries of shared quotas failed; retrying")
 			}
 		}
 	}
