@@ -59,8 +59,20 @@ func refusedStream(t *testing.T, what string, err error, limit string) {
 // session on each of three nodes leaves no room on any, another caller
 // is not held back, and a session deleted through any node frees a slot.
 func TestSharedSessionsPerPrincipal(t *testing.T) {
-	redis := redistest.Start(t)
-	nodes := sharedNodes(t, redis.URL, 3, specter.MaxSessionsPerPrincipal(3))
+	sharedSessions(t, redistest.Start(t).URL)
+}
+
+// The same on a 6-node Redis Cluster, where a caller's sessions live on
+// other slots than the set that counts them.
+func TestSharedSessionsPerPrincipalCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 6-node Redis Cluster")
+	}
+	sharedSessions(t, redistest.StartCluster(t).URL)
+}
+
+func sharedSessions(t *testing.T, redisURL string) {
+	nodes := sharedNodes(t, redisURL, 3, specter.MaxSessionsPerPrincipal(3))
 	var first *mcptest.Client
 	for i, n := range nodes {
 		c := quotaClient(n, "X-User", "alice")
