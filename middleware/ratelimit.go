@@ -56,7 +56,8 @@ type RateLimitConfig struct {
 	// refuse calls that need nothing else of it (2026-07-28 requests, or
 	// an application whose sessions live in memory). Set it where the
 	// limit protects something that must not be overrun, such as a paid
-	// upstream.
+	// upstream. (The further requests of a batch are then answered with
+	// the rate-limit error, retry after 1 s.)
 	FailClosed bool
 	// Logger receives the Store's failures. Default: zerolog's global
 	// logger (log.Logger).
