@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rs/zerolog"
+
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
@@ -265,5 +267,50 @@ func TestSharedRateLimit(t *testing.T) {
 	}
 	if resp := list(2, "bob"); resp.Status != http.StatusTooManyRequests {
 		t.Errorf("bob's request after the batch, on node 2: HTTP %d, want 429", resp.Status)
+	}
+}
+
+// While Redis is down a shared rate limit lets requests through by
+// default and refuses them with 503 under FailClosed; once Redis is back
+// it counts again.
+func TestSharedRateLimitRedisDown(t *testing.T) {
+	redis := redistest.Start(t)
+	bp, err := redisbp.New(context.Background(), redis.URL, redisbp.Prefix("down"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bp.Close()
+	r := specter.NewRouter("limited", "1.0.0", quiet)
+	defer r.Shutdown(context.Background())
+	key := func(r *http.Request) string { return r.Header.Get("X-User") }
+	nop := zerolog.Nop()
+	open := httptest.NewServer(middleware.RateLimitWithConfig(middleware.RateLimitConfig{Rate: 0.001, Burst: 1,
+		Store: bp.RateStore(), Key: key, Logger: &nop})(r.Handler()))
+	defer open.Close()
+	closed := httptest.NewServer(middleware.RateLimitWithConfig(middleware.RateLimitConfig{Rate: 0.001, Burst: 1,
+		Store: bp.RateStore(), Key: key, Logger: &nop, FailClosed: true})(r.Handler()))
+	defer closed.Close()
+	list := func(srv *httptest.Server) int {
+		t.Helper()
+		c := mcptest.NewStatelessClient(srv.URL)
+		c.HTTP = srv.Client()
+		c.Header.Set("X-User", "alice")
+		resp, err := c.Call(ctx(t), mcp.MethodToolsList, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Status
+	}
+	if got := []int{list(open), list(open)}; got[0] != 200 || got[1] != 429 {
+		t.Fatalf("with Redis up: %v, want [200 429]", got)
+	}
+	redis.Stop()
+	if got := []int{list(open), list(open), list(closed)}; got[0] != 200 || got[1] != 200 || got[2] != 503 {
+		t.Errorf("with Redis down: %v, want [200 200] failing open and 503 failing closed", got)
+	}
+	redis.Restart(t) // empty: it kept nothing on disk
+	eventually(t, "Redis answers the limit again", func() bool { return list(closed) != http.StatusServiceUnavailable })
+	if got := list(open); got != http.StatusTooManyRequests {
+		t.Errorf("after the restart, the bucket just taken: %d, want 429", got)
 	}
 }
