@@ -21,12 +21,12 @@ import (
 // it; a stream counts while its node holds it open, and what a node that
 // dies held stops counting within 30 s, as its entries run out unrenewed;
 // a task counts for its TTL. While the backplane cannot count, what
-// would be counted is refused with 503 "retry shortly", as a session or
-// a task it could not store. Over a backplane without Quotas
-// each node counts its own, and a deployment of n nodes lets a caller
-// hold up to n times each limit. A caller over a limit is refused with
-// 429 Too Many Requests and a JSON-RPC error saying which limit and how
-// to free a slot.
+// would be counted is refused as when it cannot store: 503 "retry
+// shortly" for a session or a stream, an internal error for a task. Over
+// a backplane without Quotas each node counts its own, and a deployment
+// of n nodes lets a caller hold up to n times each limit. A caller over
+// a limit is refused with 429 Too Many Requests and a JSON-RPC error
+// saying which limit and how to free a slot.
 
 // MaxSessionsPerPrincipal caps the sessions one caller holds (those it
 // initialized and that have not ended); the next initialize answers 429.
