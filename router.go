@@ -66,6 +66,8 @@ type Router struct {
 
 	quotas transport.Quotas           // what each caller holds here (quotas.go)
 	ext    map[string]json.RawMessage // extensions declared with Extension (extensions.go)
+
+	heldTTL time.Duration // of the entries of shared quotas; 0: access.HeldTTL (tests shorten it)
 }
 
 type config struct {
@@ -337,6 +339,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
 	node := session.NewID()[:6]
 	r.newLease(node)
+	shared := r.shareQuotas(node)
 	var hold func(string) func()
 	if r.lease != nil {
 		hold = r.lease.Hold
@@ -350,7 +353,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			}
 		}})
 	r.tasks = task.NewTable(task.Config{Backplane: r.bp, Context: r.streams.Context, Publish: r.publish,
-		Listed: listedOwner, Log: r.log, Limits: r.cfg.taskLimits, Hold: hold})
+		Listed: listedOwner, Log: r.log, Limits: r.cfg.taskLimits, Hold: hold, Shared: shared})
 	r.stopSub = session.Subscribe(r.bp, r.onMessage, r.log)
 	if r.lease != nil {
 		r.lease.Start()

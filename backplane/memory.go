@@ -38,6 +38,10 @@ type Memory struct {
 	leaseMu sync.Mutex
 	leases  map[string]*memLease // by node
 
+	quotaMu sync.Mutex
+	quotas  map[string]memQuota // by key (quota.go)
+	quotaAt int                 // quotas count at which sets holding nothing are swept
+
 	now func() time.Time
 }
 

@@ -1,12 +1,17 @@
 package middleware
 
 import (
+	"context"
 	"math"
 	"net"
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/rs/zerolog"
+	zlog "github.com/rs/zerolog/log"
 
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/internal/reqctx"
@@ -31,13 +36,50 @@ type RateLimitConfig struct {
 	// default, since any client can set it; behind a trusted proxy, supply
 	// a Key that reads the header the proxy sets.
 	Key func(*http.Request) string
-	// MaxKeys bounds how many buckets are kept. When a new key arrives at
-	// the bound, the least recently used bucket is dropped; its key starts
-	// over with a full bucket if it returns. Default: 100,000.
+	// MaxKeys bounds how many buckets are kept in process. When a new key
+	// arrives at the bound, the least recently used bucket is dropped; its
+	// key starts over with a full bucket if it returns. Default: 100,000.
+	// It does not apply to a Store.
 	MaxKeys int
-	// Now tells the time, for tests. Default: time.Now.
+	// Now tells the time of the in-process buckets, for tests. Default:
+	// time.Now. A Store keeps its own time.
 	Now func() time.Time
+	// Store keeps the buckets somewhere every node of a deployment sees,
+	// so that n nodes together allow Rate, not n times Rate: for example
+	// the Redis store of package backplane/redisbp (Backplane.RateStore).
+	// Default: nil, the buckets live in this process.
+	Store RateStore
+	// FailClosed refuses requests with 503 Service Unavailable while the
+	// Store fails (Redis is unreachable). By default they are let
+	// through, with a warning on Logger at most every StoreWarnEvery: a
+	// limit protects capacity, and an outage of its store should not
+	// refuse calls that need nothing else of it (2026-07-28 requests, or
+	// an application whose sessions live in memory). Set it where the
+	// limit protects something that must not be overrun, such as a paid
+	// upstream. (The further requests of a batch are then answered with
+	// the rate-limit error, retry after 1 s.)
+	FailClosed bool
+	// Logger receives the Store's failures. Default: zerolog's global
+	// logger (log.Logger).
+	Logger *zerolog.Logger
 }
+
+// RateStore keeps token buckets for RateLimitWithConfig outside the
+// process. Implementations are safe for concurrent use and take a token
+// atomically, whichever node asks.
+type RateStore interface {
+	// Take takes one token from key's bucket, which holds up to burst
+	// tokens, starts full and refills at rate tokens per second. When the
+	// bucket is empty it takes nothing and returns false with the time
+	// until a token will be there. An error means the store could not
+	// answer (then ok and wait mean nothing).
+	Take(ctx context.Context, key string, rate float64, burst int) (ok bool, wait time.Duration, err error)
+}
+
+// StoreWarnEvery is the least time between two warnings about a failing
+// RateStore, so that an outage logs a line now and then, not one per
+// request.
+const StoreWarnEvery = 10 * time.Second
 
 // DefaultRateLimitMaxKeys is the default of RateLimitConfig.MaxKeys.
 const DefaultRateLimitMaxKeys = 100_000
@@ -75,7 +117,10 @@ func RateLimit(rate float64, burst int) func(http.Handler) http.Handler {
 //	tools := e.Group("/mcp", auth.JWT(cfg), echo.WrapMiddleware(middleware.RateLimit(5, 10)))
 //	e.POST("/search", search, echo.WrapMiddleware(middleware.RateLimit(1, 3)))
 //
-// Each instance keeps its own buckets.
+// Each instance keeps its own buckets, in process unless it has a Store.
+// With a Store, the buckets of one instance are its keys in the store:
+// give instances that must count apart Keys that differ (or stores
+// with different prefixes), and every node the same Rate and Burst.
 func RateLimitWithConfig(cfg RateLimitConfig) func(http.Handler) http.Handler {
 	if !(cfg.Rate > 0) || math.IsInf(cfg.Rate, 0) {
 		panic("middleware: RateLimit needs a positive, finite Rate (requests per second)")
@@ -92,25 +137,117 @@ func RateLimitWithConfig(cfg RateLimitConfig) func(http.Handler) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Store != nil {
+		return storeLimit(cfg)
+	}
 	l := newLimiter(cfg)
 	key := defaultKey
 	if cfg.Key != nil {
 		key = func(r *http.Request) bucketKey { return bucketKey{id: cfg.Key(r)} }
 	}
+	return limit(cfg.Skipper, func(w http.ResponseWriter, r *http.Request) (reqctx.Budget, bool) {
+		k := key(r)
+		if ok, wait := l.take(k); !ok {
+			tooMany(w, r, wait)
+			return nil, false
+		}
+		return allowance{l, k}, true
+	})
+}
+
+// limit returns the middleware of a limit: admit takes a request's token
+// and returns the budget of its further messages, or answers the request
+// and returns false.
+func limit(skip func(*http.Request) bool, admit func(http.ResponseWriter, *http.Request) (reqctx.Budget, bool)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if cfg.Skipper != nil && cfg.Skipper(r) {
+			if skip != nil && skip(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			k := key(r)
-			if ok, wait := l.take(k); !ok {
-				tooMany(w, r, wait)
-				return
+			if b, ok := admit(w, r); ok {
+				next.ServeHTTP(w, r.WithContext(reqctx.WithBudget(r.Context(), b)))
 			}
-			next.ServeHTTP(w, r.WithContext(reqctx.WithBudget(r.Context(), allowance{l, k})))
 		})
 	}
+}
+
+// storeLimit is RateLimitWithConfig on cfg.Store.
+func storeLimit(cfg RateLimitConfig) func(http.Handler) http.Handler {
+	s := &storeLimiter{cfg: cfg, log: cfg.Logger}
+	if s.log == nil {
+		s.log = &zlog.Logger
+	}
+	key := func(r *http.Request) string {
+		k := defaultKey(r)
+		if k.principal {
+			return "principal:" + k.id
+		}
+		return "ip:" + k.id
+	}
+	if cfg.Key != nil {
+		key = cfg.Key
+	}
+	return limit(cfg.Skipper, func(w http.ResponseWriter, r *http.Request) (reqctx.Budget, bool) {
+		k := key(r)
+		switch ok, wait, err := s.take(r.Context(), k); {
+		case err != nil && cfg.FailClosed:
+			w.Header().Set("Retry-After", strconv.Itoa(refusal.RetrySeconds(storeRetry)))
+			refusal.AbandonBody(w, r)
+			refusal.Write(w, nil, refusal.LimiterUnavailable)
+			return nil, false
+		case !ok:
+			tooMany(w, r, wait)
+			return nil, false
+		}
+		return storeAllowance{s, r.Context(), k}, true
+	})
+}
+
+// storeLimiter takes tokens from a RateStore and applies the failure
+// policy.
+type storeLimiter struct {
+	cfg    RateLimitConfig
+	log    *zerolog.Logger
+	warned atomic.Int64 // unix ns of the last warning
+}
+
+// storeRetry is the wait a refused message of a batch is told while the
+// store fails closed.
+const storeRetry = time.Second
+
+// take takes a token for key. When the store fails, it allows (open) or
+// refuses with storeRetry (closed), and returns the error.
+func (s *storeLimiter) take(ctx context.Context, key string) (bool, time.Duration, error) {
+	ok, wait, err := s.cfg.Store.Take(ctx, key, s.cfg.Rate, s.cfg.Burst)
+	if err == nil {
+		return ok, wait, nil
+	}
+	now := time.Now().UnixNano()
+	if last := s.warned.Load(); now-last >= int64(StoreWarnEvery) && s.warned.CompareAndSwap(last, now) {
+		policy := "requests are let through until it answers (FailClosed is off)"
+		if s.cfg.FailClosed {
+			policy = "requests are refused with 503 until it answers (FailClosed)"
+		}
+		s.log.Warn().Err(err).Msg("specter: the rate limit's store failed; " + policy)
+	}
+	if s.cfg.FailClosed {
+		return false, storeRetry, err
+	}
+	return true, 0, err
+}
+
+// storeAllowance is a key's bucket in a store as the budget of one
+// admitted request.
+type storeAllowance struct {
+	s   *storeLimiter
+	ctx context.Context
+	key string
+}
+
+func (a storeAllowance) Take() (bool, time.Duration) {
+	ok, wait, _ := a.s.take(a.ctx, a.key)
+	return ok, wait
 }
 
 // bucketKey keeps principals and IP addresses apart, so that a caller

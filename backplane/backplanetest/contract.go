@@ -268,6 +268,87 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 		must(t, la.Done(ctx, "n1"))
 		must(t, lb.Done(ctx, "n2"))
 	})
+	t.Run("quotas", func(t *testing.T) {
+		a, b := newBP(t)
+		qa, okA := a.(backplane.Quotas)
+		qb, okB := b.(backplane.Quotas)
+		if !okA || !okB {
+			t.Skip("the backplane counts no quotas")
+		}
+		hold := func(q backplane.Quotas, entry string, ttl time.Duration) bool {
+			ok, err := q.Hold(ctx, "streams p1", entry, ttl, 2)
+			must(t, err)
+			return ok
+		}
+		// Two nodes share a limit of 2.
+		if !hold(qa, "a1", time.Hour) || !hold(qb, "b1", 50*time.Millisecond) {
+			t.Fatal("the first two entries were refused")
+		}
+		if hold(qa, "a2", time.Hour) {
+			t.Fatal("a third entry past the limit of 2, on the other node")
+		}
+		if !hold(qa, "a1", time.Hour) {
+			t.Error("an entry already held was refused")
+		}
+		if ok, err := qa.Hold(ctx, "streams p2", "a2", time.Hour, 2); !ok || err != nil {
+			t.Errorf("another key shares the count: %v %v", ok, err)
+		}
+		// b1 is not renewed, as on a node that died: once it runs out it
+		// leaves room.
+		deadline := time.Now().Add(10 * time.Second)
+		for !hold(qa, "a2", time.Hour) {
+			if time.Now().After(deadline) {
+				t.Fatal("an entry that ran out still counts")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		must(t, qa.Unhold(ctx, "streams p1", "a2"))
+		if !hold(qb, "b2", 200*time.Millisecond) {
+			t.Fatal("an entry let go still counts")
+		}
+		// Renewed entries outlive their first ttl; an entry let go is not
+		// brought back by a renewal.
+		must(t, qa.Unhold(ctx, "streams p1", "a1"))
+		must(t, qb.Renew(ctx, "streams p1", []string{"b2", "a1"}, time.Hour))
+		time.Sleep(300 * time.Millisecond) // past b2's first ttl
+		if !hold(qa, "a3", time.Hour) || hold(qa, "a4", time.Hour) {
+			t.Error("after a renewal of b2 and a1, let go: want room for exactly one more")
+		}
+
+		// Sessions count while they exist.
+		holdSession := func(q backplane.Quotas, id string) bool {
+			ok, err := q.HoldSession(ctx, "sessions p1", id, 2)
+			must(t, err)
+			return ok
+		}
+		for _, id := range []string{"q1", "q2", "q3", "q5"} {
+			must(t, a.CreateSession(ctx, &backplane.Session{ID: id}, time.Hour))
+		}
+		if !holdSession(qa, "q1") || !holdSession(qb, "q2") {
+			t.Fatal("the first two sessions were refused")
+		}
+		if holdSession(qa, "q3") {
+			t.Fatal("a third session past the limit of 2, on the other node")
+		}
+		if _, err := b.DeleteSession(ctx, "q1"); err != nil {
+			t.Fatal(err)
+		}
+		if !holdSession(qa, "q3") {
+			t.Fatal("a deleted session still counts")
+		}
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "q3"}, 20*time.Millisecond)) // it expires
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "q4"}, time.Hour))
+		deadline = time.Now().Add(10 * time.Second)
+		for !holdSession(qb, "q4") {
+			if time.Now().After(deadline) {
+				t.Fatal("an expired session still counts")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if holdSession(qa, "q5") {
+			t.Error("a session past the limit after the expired one left")
+		}
+	})
 	t.Run("messages", func(t *testing.T) {
 		a, b := newBP(t)
 		var mu sync.Mutex

@@ -64,6 +64,7 @@ var (
 	ShuttingDown       = New(http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: the server is shutting down")
 	TooManySessions    = New(http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: too many sessions; try again later")
 	StorageUnavailable = New(http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: session storage is unreachable; retry shortly")
+	LimiterUnavailable = New(http.StatusServiceUnavailable, jsonrpc.CodeInternalError, "Service Unavailable: the rate limit's store is unreachable; retry shortly")
 	Internal           = New(http.StatusInternalServerError, jsonrpc.CodeInternalError, "Internal error")
 
 	// 2026-07-28 takes one request per POST and no responses.

@@ -76,6 +76,18 @@ func (t *Table) Create(rec *backplane.Session, release func()) (*Session, error)
 	return t.hold(s), nil
 }
 
+// Discard deletes a session that was just created and that nobody saw,
+// with no end to report: its creator was refused it.
+func (t *Table) Discard(s *Session) error {
+	s.Stop()
+	ctx, cancel := t.cfg.Streams.Context()
+	defer cancel()
+	if _, err := t.cfg.Backplane.DeleteSession(ctx, s.id); err != nil {
+		return fmt.Errorf("discard session %s: %w", s.id, err)
+	}
+	return nil
+}
+
 // Get returns the session id, or nil if this node holds no state for it.
 func (t *Table) Get(id string) *Session {
 	t.mu.RLock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/rs/zerolog"
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/internal/access"
 	"github.com/specter-mcp/specter/internal/refusal"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
@@ -30,6 +31,9 @@ type Config struct {
 	Log    zerolog.Logger
 	// Limits bound what the tasks of one holder keep on this node.
 	Limits Limits
+	// Shared, when set, counts a holder's tasks on every node against
+	// Limits.Tasks (the bytes are still counted on this node).
+	Shared *access.Shared
 	// Hold records a work entry of this node (package lease) until the
 	// returned func runs, so that the task is failed if the node dies;
 	// nil records nothing.
@@ -75,8 +79,9 @@ func NewTable(cfg Config) *Table {
 	return &Table{cfg: cfg, m: map[string]*Task{}, held: map[string]*holding{}}
 }
 
-// take counts one more live task for holder, unless it is at the limit.
-func (tt *Table) take(holder string) *jsonrpc.Error {
+// take counts one more live task for holder, unless it is at the limit
+// here (counted says the shared count took it already).
+func (tt *Table) take(holder string, counted bool) *jsonrpc.Error {
 	tt.mu.Lock()
 	defer tt.mu.Unlock()
 	h := tt.held[holder]
@@ -84,12 +89,33 @@ func (tt *Table) take(holder string) *jsonrpc.Error {
 		h = &holding{}
 		tt.held[holder] = h
 	}
-	if limit := tt.cfg.Limits.Tasks; limit > 0 && h.tasks >= limit {
-		return jsonrpc.Errorf(codeOverLimit, "Too many tasks: this caller already holds %d tasks on this server, the most allowed; "+
-			"a task counts until its TTL runs out after it ends, so wait, or cancel one that is still running", limit)
+	if limit := tt.cfg.Limits.Tasks; !counted && limit > 0 && h.tasks >= limit {
+		return tooManyTasks(limit)
 	}
 	h.tasks++
 	return nil
+}
+
+func tooManyTasks(limit int) *jsonrpc.Error {
+	return jsonrpc.Errorf(codeOverLimit, "Too many tasks: this caller already holds %d tasks on this server, the most allowed; "+
+		"a task counts until its TTL runs out after it ends, so wait, or cancel one that is still running", limit)
+}
+
+// share counts t on every node, when the count is shared: it returns
+// the function that lets it go, or nil when nothing was counted.
+func (tt *Table) share(t *Task) (release func(), err error) {
+	limit := tt.cfg.Limits.Tasks
+	if tt.cfg.Shared == nil || limit <= 0 {
+		return nil, nil
+	}
+	release, ok, err := tt.cfg.Shared.HoldFor("tasks", t.Holder, t.ID, t.st.TTL, limit)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("count task %s: %w", t.ID, err)
+	case !ok:
+		return nil, tooManyTasks(limit)
+	}
+	return release, nil
 }
 
 // release gives back a task of holder that charged bytes.
@@ -132,7 +158,14 @@ func (tt *Table) charger(t *Task) func(size int64, force bool) *jsonrpc.Error {
 // with a *jsonrpc.Error when t's holder holds as many tasks as Limits
 // allow.
 func (tt *Table) Add(t *Task, changed func(*State)) error {
-	if e := tt.take(t.Holder); e != nil {
+	shared, err := tt.share(t)
+	if err != nil {
+		return err
+	}
+	if shared == nil {
+		shared = func() {}
+	}
+	if e := tt.take(t.Holder, tt.cfg.Shared != nil); e != nil {
 		return e
 	}
 	sv := &saver{tt: tt, t: t}
@@ -145,6 +178,7 @@ func (tt *Table) Add(t *Task, changed func(*State)) error {
 	t.fits = tt.charger(t)
 	if err := tt.save(t.Owner, t.State()); err != nil {
 		tt.release(t.Holder, 0)
+		shared()
 		return err
 	}
 	tt.mu.Lock()
@@ -160,6 +194,7 @@ func (tt *Table) Add(t *Task, changed func(*State)) error {
 		bytes := t.charged
 		t.mu.Unlock()
 		tt.release(t.Holder, bytes)
+		shared()
 	})
 	return nil
 }

@@ -111,9 +111,9 @@ func (t *Transport[C]) serveListen(w http.ResponseWriter, req *http.Request, c C
 		refusal.Write(w, m.ID, refusal.ShuttingDown)
 		return
 	}
-	release, ok := t.cfg.Quotas.Listeners.Take(t.host.Holder(c))
-	if !ok {
-		refusal.Write(w, m.ID, refusal.ListenersPerCaller(t.cfg.Quotas.Listeners.Limit()))
+	release, refused := t.cfg.Quotas.listener(t.host.Holder(c))
+	if refused != nil {
+		refusal.Write(w, m.ID, refused)
 		return
 	}
 	l := &Listener{id: m.ID, filter: p.Notifications, principal: t.host.Principal(c), grant: t.host.Grant(c),

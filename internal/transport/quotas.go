@@ -5,12 +5,74 @@ import (
 	"net/netip"
 
 	"github.com/specter-mcp/specter/internal/access"
+	"github.com/specter-mcp/specter/internal/refusal"
 )
 
-// Quotas counts what each caller holds on this node: sessions, GET streams
-// and subscriptions/listen streams.
+// Quotas counts what each caller holds: sessions, GET streams and
+// subscriptions/listen streams, on this node, or on every node when
+// Shared is set (the backplane counts).
 type Quotas struct {
-	Sessions, Streams, Listeners *access.Quota
+	Sessions, Streams, Listeners *access.Quota // the limits; the counts when Shared is nil
+	Shared                       *access.Shared
+}
+
+// session counts a new session for holder on this node, before it is
+// created: release, if not nil, gives it back when the session ends here.
+// A shared count is taken once the session exists (sessionCreated).
+func (q Quotas) session(holder string) (release func(), refused *refusal.Error) {
+	if q.Shared != nil {
+		return nil, nil
+	}
+	release, ok := q.Sessions.Take(holder)
+	if !ok {
+		return nil, refusal.SessionsPerCaller(q.Sessions.Limit())
+	}
+	return release, nil
+}
+
+// sessionCreated counts session id, just created, for holder on every
+// node when the count is shared. It counts while the session exists.
+func (q Quotas) sessionCreated(holder, id string) *refusal.Error {
+	limit := q.Sessions.Limit()
+	if q.Shared == nil || limit <= 0 {
+		return nil
+	}
+	switch ok, err := q.Shared.HoldSession(holder, id, limit); {
+	case err != nil:
+		return refusal.StorageUnavailable
+	case !ok:
+		return refusal.SessionsPerCaller(limit)
+	}
+	return nil
+}
+
+// held counts one more of kind (held open, as a stream) for holder, in
+// local or Shared.
+func (q Quotas) held(local *access.Quota, kind, holder string, over func(int) *refusal.Error) (release func(), refused *refusal.Error) {
+	limit := local.Limit()
+	if q.Shared == nil || limit <= 0 {
+		release, ok := local.Take(holder)
+		if !ok {
+			return nil, over(limit)
+		}
+		return release, nil
+	}
+	switch release, ok, err := q.Shared.Hold(kind, holder, limit); {
+	case err != nil:
+		return nil, refusal.StorageUnavailable
+	case !ok:
+		return nil, over(limit)
+	default:
+		return release, nil
+	}
+}
+
+func (q Quotas) stream(holder string) (func(), *refusal.Error) {
+	return q.held(q.Streams, "streams", holder, refusal.StreamsPerCaller)
+}
+
+func (q Quotas) listener(holder string) (func(), *refusal.Error) {
+	return q.held(q.Listeners, "listeners", holder, refusal.ListenersPerCaller)
 }
 
 // DefaultQuotas are 100 sessions, 100 streams and 16 listeners a caller.

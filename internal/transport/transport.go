@@ -267,12 +267,13 @@ func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C,
 		refusal.Write(w, m.ID, refusal.TooManySessions)
 		return
 	}
-	release, ok := t.cfg.Quotas.Sessions.Take(t.host.Holder(c))
-	if !ok {
-		refusal.Write(w, m.ID, refusal.SessionsPerCaller(t.cfg.Quotas.Sessions.Limit()))
+	version, refused := t.cfg.Versions.Negotiate(p.ProtocolVersion)
+	if refused != nil {
+		refusal.Write(w, m.ID, refused)
 		return
 	}
-	version, refused := t.cfg.Versions.Negotiate(p.ProtocolVersion)
+	holder := t.host.Holder(c)
+	release, refused := t.cfg.Quotas.session(holder)
 	if refused != nil {
 		refusal.Write(w, m.ID, refused)
 		return
@@ -285,6 +286,14 @@ func (t *Transport[C]) initialize(w http.ResponseWriter, req *http.Request, c C,
 	if err != nil {
 		t.cfg.Report(req.Context(), err)
 		refusal.Write(w, m.ID, refusal.StorageUnavailable)
+		return
+	}
+	if refused := t.cfg.Quotas.sessionCreated(holder, rec.ID); refused != nil {
+		// Nobody saw the session: it goes without an end to report.
+		if err := t.cfg.Sessions.Discard(s); err != nil {
+			t.cfg.Report(req.Context(), err)
+		}
+		refusal.Write(w, m.ID, refused)
 		return
 	}
 	s.SetAccess(t.host.Grant(c))
@@ -311,9 +320,9 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	sess.SetAccess(t.host.Grant(c))
-	release, ok := t.cfg.Quotas.Streams.Take(t.host.Holder(c))
-	if !ok {
-		refusal.Write(w, nil, refusal.StreamsPerCaller(t.cfg.Quotas.Streams.Limit()))
+	release, refused := t.cfg.Quotas.stream(t.host.Holder(c))
+	if refused != nil {
+		refusal.Write(w, nil, refused)
 		return
 	}
 	last := req.Header.Get(headerLastEventID)
