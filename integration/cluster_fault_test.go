@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"io"
 	"math/rand/v2"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -123,5 +125,36 @@ func TestClusterSlotMigrationUnderLoad(t *testing.T) {
 	base := join(t, nodes[0])
 	if underLoad(t, base, nodes, func() { c.Migrate(t, "{"+base.SessionID+"}").Finish(t) }) == 0 {
 		t.Error("no call completed after the migration")
+	}
+}
+
+// TestResumeOfSessionLostWithRedis resumes a stream, on a node that
+// served the session a moment ago, after Redis restarted without its
+// data: the session went with the stream, so the client is told to start
+// again (404), not that it named no stream (400).
+func TestResumeOfSessionLostWithRedis(t *testing.T) {
+	redis := redistest.Start(t)
+	nodes, a, last := endedEarly(t, redis.URL)
+	// B serves the session: a call, then a notification that gives the
+	// call's id back, after which B has nothing to tell Redis for a while.
+	b := on(t, a, nodes[1])
+	if _, err := b.Call(ctx(t), "ping", nil); err != nil {
+		t.Fatal(err)
+	}
+	if status, err := b.Notify(ctx(t), "notifications/roots/list_changed", nil); err != nil || status != http.StatusAccepted {
+		t.Fatalf("a notification through B: %d %v", status, err)
+	}
+	redis.Stop()
+	redis.Restart(t)
+	req, _ := b.NewRequest(ctx(t), http.MethodGet, nil)
+	req.Header.Set("Last-Event-ID", last)
+	hr, err := b.HTTP.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(hr.Body)
+	hr.Body.Close()
+	if hr.StatusCode != http.StatusNotFound {
+		t.Fatalf("resume of a session Redis lost: HTTP %d %s, want 404", hr.StatusCode, body)
 	}
 }
