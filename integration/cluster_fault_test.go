@@ -1,15 +1,21 @@
 package integration
 
 import (
+	"errors"
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+	"github.com/specter-mcp/specter/mcp"
 	"github.com/specter-mcp/specter/mcptest"
+	"github.com/specter-mcp/specter/params"
 )
 
 // underLoad has three clients stream 100-event calls of one session
@@ -17,10 +23,14 @@ import (
 // go on for a few calls after it returned. Each call must end with
 // every event once and in order, or with an explicit error (an HTTP
 // error, a notice of lost messages); never with a silent gap, a repeat
-// or a hang. It returns how many calls completed after the fault.
+// or a hang; an HTTP error must be 503 (retry) or 404 (start again). A
+// client told of an error while the fault runs waits for its end before
+// the next call, rather than spin on errors. It returns how many calls
+// completed after the fault.
 func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) (completeAfter int) {
 	t.Helper()
 	var faulted atomic.Bool
+	over := make(chan struct{}) // closed when fault returned
 	var mu sync.Mutex
 	var complete, told, after int
 	var wg sync.WaitGroup
@@ -44,6 +54,12 @@ func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) 
 						completeAfter++
 					}
 				case err != nil:
+					// An HTTP error tells the client to retry (503) or to
+					// start again (404); any other blames its request.
+					var status errStatus
+					if errors.As(err, &status) && status.code != http.StatusServiceUnavailable && status.code != http.StatusNotFound {
+						t.Errorf("worker %d run %d: %v, want 503 or 404", w, run, err)
+					}
 					told++
 				default:
 					t.Errorf("worker %d run %d: answered after %d of 100 events, without notice", w, run, len(got))
@@ -56,11 +72,15 @@ func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) 
 				if enough || t.Failed() {
 					return
 				}
+				if err != nil {
+					<-over
+				}
 			}
 		})
 	}
 	fault()
 	faulted.Store(true)
+	close(over)
 	wg.Wait()
 	t.Logf("%d calls complete, %d told of an error; %d calls after the fault, %d complete", complete, told, after, completeAfter)
 	return completeAfter
@@ -84,33 +104,140 @@ func TestClusterMasterFailoverUnderLoad(t *testing.T) {
 	c.Rejoin(t, master)
 }
 
-// TestRedisKillUnderLoad kills the one Redis of two nodes while a
-// session streams, and restarts it: with an append-only file the session
-// goes on; without, its clients are told (404, start again) and a new
-// session works.
+// TestRedisKillUnderLoad kills Redis with kill -9 (one server, or every
+// node of a Cluster at once) while two nodes stream the calls of a
+// session and run its tasks, and restarts it. With an append-only file
+// the session goes on, and its tasks end and read the same on every
+// node, the one whose work ended while Redis was down included; without,
+// its clients are told (404, start again) and a new session works.
 func TestRedisKillUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("kills Redis under load; skipped with -short")
 	}
-	t.Run("persistent", func(t *testing.T) {
-		redis := redistest.StartPersistent(t)
-		nodes := newCluster(t, redis.URL, 2, streamer)
-		base := join(t, nodes[0])
-		if underLoad(t, base, nodes, func() { redis.Stop(); redis.Restart(t) }) == 0 {
-			t.Error("no call completed after Redis came back with its data")
-		}
+	for _, tc := range []struct {
+		name       string
+		start      func(testing.TB) (url string, redis restartable)
+		persistent bool
+	}{
+		{"persistent", func(t testing.TB) (string, restartable) { s := redistest.StartPersistent(t); return s.URL, s }, true},
+		{"empty", func(t testing.TB) (string, restartable) { s := redistest.Start(t); return s.URL, s }, false},
+		{"cluster/persistent", func(t testing.TB) (string, restartable) { c := redistest.StartPersistentCluster(t); return c.URL, c }, true},
+		{"cluster/empty", func(t testing.TB) (string, restartable) { c := redistest.StartCluster(t); return c.URL, c }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			url, redis := tc.start(t)
+			redisKillUnderLoad(t, url, redis, tc.persistent)
+		})
+	}
+}
+
+// restartable is a Redis, or a Redis Cluster, that a test kills and
+// restarts.
+type restartable interface {
+	Stop()
+	Restart(testing.TB)
+}
+
+// redisKillUnderLoad runs two nodes on the Redis at redisURL, starts a
+// task on each, and has underLoad's clients stream while redis is killed
+// and restarted: one task's work ends while Redis is
+// down, the other's after it came back. persistent says whether Redis
+// comes back with its data.
+func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persistent bool) {
+	gates := map[string]chan struct{}{"down": make(chan struct{}), "back": make(chan struct{})}
+	nodes := newCluster(t, redisURL, 2, func(r *specter.Router) {
+		streamer(r)
+		r.Tool("wait_for_gate", func(p specter.Params, _ *specter.Request, _ *specter.Context) specter.Result {
+			gate := gates[p.String("gate")]
+			return specter.NoReply(func(s *specter.Stream) specter.Result {
+				select {
+				case <-gate:
+					return specter.Reply("passed the gate")
+				case <-s.Done():
+					return specter.Error(s.Err())
+				}
+			})
+		}, specter.Description("Works until the test opens its gate"), specter.Tasks(specter.TaskRequired),
+			params.Enum("gate", []string{"down", "back"}, params.Required()))
 	})
-	t.Run("empty", func(t *testing.T) {
-		redis := redistest.Start(t)
-		nodes := newCluster(t, redis.URL, 2, streamer)
-		base := join(t, nodes[0])
-		underLoad(t, base, nodes, func() { redis.Stop(); redis.Restart(t) })
-		// The session went with Redis's data; a new one works.
+	base := join(t, nodes[0])
+	// Each task's work runs on its own node; the other node reads it from
+	// Redis.
+	tasks := []struct {
+		id       string
+		ran, not *node
+	}{
+		{startSessionTask(t, on(t, base, nodes[0]), "wait_for_gate", map[string]any{"gate": "down"}).TaskID, nodes[0], nodes[1]},
+		{startSessionTask(t, on(t, base, nodes[1]), "wait_for_gate", map[string]any{"gate": "back"}).TaskID, nodes[1], nodes[0]},
+	}
+	completeAfter := underLoad(t, base, nodes, func() {
+		redis.Stop()
+		close(gates["down"])
+		redis.Restart(t)
+		close(gates["back"])
+	})
+	if !persistent {
+		// The session went with Redis's data, and its tasks with it:
+		// every node tells the client so.
+		for _, task := range tasks {
+			for _, n := range nodes {
+				resp, err := on(t, base, n).Call(ctx(t), "tasks/get", map[string]any{"taskId": task.id})
+				if resp == nil || resp.Status != http.StatusNotFound {
+					t.Errorf("tasks/get of a task whose session went with Redis's data: %+v %v, want HTTP 404", resp, err)
+				}
+			}
+		}
 		fresh := join(t, nodes[1])
 		if res, _, err := on(t, fresh, nodes[0]).CallTool(ctx(t), "test_simple_text", nil); err != nil || res.IsError {
 			t.Fatalf("a new session after Redis came back empty: %+v %v", res, err)
 		}
-	})
+		return
+	}
+	if completeAfter == 0 {
+		t.Error("no call completed after Redis came back with its data")
+	}
+	for _, task := range tasks {
+		taskEndsEverywhere(t, base, nodes, task.id, task.not)
+	}
+}
+
+// taskEndsEverywhere polls task id through first, a node its work does
+// not run on, until it ended, completed or failed with a reason, and
+// checks that every node reads the same; a task left working fails the
+// test.
+func taskEndsEverywhere(t *testing.T, base *mcptest.Client, nodes []*node, id string, first *node) {
+	t.Helper()
+	tctx := ctx(t)
+	var end *mcp.SessionTask
+	for end == nil {
+		switch s := taskStatus(t, on(t, base, first), id); s.Status {
+		case "completed", "failed", "cancelled":
+			end = s
+		case "working":
+			select {
+			case <-tctx.Done():
+				t.Fatalf("task %s stays working after Redis came back", id)
+			case <-time.After(50 * time.Millisecond): // polling, as a client does
+			}
+		default:
+			t.Fatalf("task %s: %+v", id, s)
+		}
+	}
+	switch {
+	case end.Status == "completed":
+		resp, err := on(t, base, first).Call(tctx, "tasks/result", map[string]any{"taskId": id})
+		if err != nil || resp.Error != nil || !strings.Contains(string(resp.Result), "passed the gate") {
+			t.Errorf("tasks/result of task %s: %s %v %+v", id, resp.Result, err, resp.Error)
+		}
+	case end.StatusMessage == "":
+		t.Errorf("task %s ended %s without a reason", id, end.Status)
+	}
+	t.Logf("task %s ended %s %q", id, end.Status, end.StatusMessage)
+	for i, n := range nodes {
+		if s := taskStatus(t, on(t, base, n), id); s.Status != end.Status || s.StatusMessage != end.StatusMessage {
+			t.Errorf("task %s on node %d: %s %q, want %s %q as on the others", id, i, s.Status, s.StatusMessage, end.Status, end.StatusMessage)
+		}
+	}
 }
 
 // TestClusterSlotMigrationUnderLoad moves the slot of a busy session to

@@ -93,8 +93,12 @@ func start(t testing.TB, extra []string) *Server {
 // killed.
 func StartPersistent(t testing.TB) *Server {
 	t.Helper()
-	return start(t, []string{"--appendonly", "yes", "--appendfsync", "always"})
+	return start(t, persistent)
 }
+
+// persistent are the flags of a server that keeps an append-only file,
+// synced on every write.
+var persistent = []string{"--appendonly", "yes", "--appendfsync", "always"}
 
 // Stop kills the server, as a crash would. Stopping a stopped server
 // does nothing.
