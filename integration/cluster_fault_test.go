@@ -1,6 +1,7 @@
 package integration
 
 import (
+	"context"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -31,15 +32,28 @@ func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) 
 	t.Helper()
 	var faulted atomic.Bool
 	over := make(chan struct{}) // closed when fault returned
+	ended := sync.OnceFunc(func() { faulted.Store(true); close(over) })
+	tctx, cancel := context.WithTimeout(t.Context(), hangAfter)
 	var mu sync.Mutex
 	var complete, told, after int
 	var wg sync.WaitGroup
+	// Should fault fail the test, the clients stop at once, before the
+	// test ends.
+	defer wg.Wait()
+	defer cancel()
+	defer ended()
 	for w := range 3 {
 		wg.Go(func() {
 			rng := rand.New(rand.NewPCG(uint64(w), 7))
 			for run := 0; ; run++ {
 				done := faulted.Load()
-				got, err := dropAndResume(t, base, nodes, rng, w*10000+run)
+				got, err := dropAndResume(tctx, t, base, nodes, rng, w*10000+run)
+				if tctx.Err() != nil {
+					if !t.Failed() {
+						t.Errorf("worker %d run %d hangs: no answer within %v", w, run, hangAfter)
+					}
+					return
+				}
 				for i, n := range got {
 					if n != i+1 {
 						t.Errorf("worker %d run %d: event %d is %d (a gap or a repeat without notice): %v", w, run, i+1, n, got)
@@ -79,8 +93,7 @@ func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) 
 		})
 	}
 	fault()
-	faulted.Store(true)
-	close(over)
+	ended()
 	wg.Wait()
 	t.Logf("%d calls complete, %d told of an error; %d calls after the fault, %d complete", complete, told, after, completeAfter)
 	return completeAfter

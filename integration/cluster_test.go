@@ -198,8 +198,10 @@ func TestClusterDropAndResumeAnywhere(t *testing.T) {
 	nodes := newCluster(t, redis.URL, 2, streamer)
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := join(t, nodes[0])
+	tctx, cancel := context.WithTimeout(t.Context(), hangAfter)
+	defer cancel()
 	for run := range 200 {
-		got, err := dropAndResume(t, base, nodes, rng, run)
+		got, err := dropAndResume(tctx, t, base, nodes, rng, run)
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
@@ -217,14 +219,19 @@ func TestClusterDropAndResumeAnywhere(t *testing.T) {
 // errLost is a stream's notice that some of its messages are gone.
 var errLost = errors.New("the stream reported lost messages")
 
+// hangAfter bounds a test of many calls: a call that has no answer by
+// then hangs.
+const hangAfter = 2 * time.Minute
+
 // dropAndResume calls count on a random node, reads a random number of
 // events, drops the connection, and resumes on random nodes (dropping
-// again at random) until the answer arrives. It returns the numbers seen.
-func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.Rand, run int) ([]int, error) {
+// again at random) until the answer arrives, or ctx ends. It returns the
+// numbers seen.
+func dropAndResume(ctx context.Context, t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.Rand, run int) ([]int, error) {
 	n := nodes[rng.IntN(len(nodes))]
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"count"}}`, 1000+run)
 	c := on(t, base, n)
-	req, _ := c.NewRequest(ctx(t), http.MethodPost, []byte(body))
+	req, _ := c.NewRequest(ctx, http.MethodPost, []byte(body))
 	hr, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, err
@@ -243,7 +250,7 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 			return cr.got, errors.New("dropped before any event id")
 		}
 		n := nodes[rng.IntN(len(nodes))]
-		req, _ := on(t, base, n).NewRequest(ctx(t), http.MethodGet, nil)
+		req, _ := on(t, base, n).NewRequest(ctx, http.MethodGet, nil)
 		req.Header.Set("Last-Event-ID", cr.last)
 		hr, herr := n.srv.Client().Do(req)
 		if herr != nil {
