@@ -2,6 +2,7 @@ package integration
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"math/rand/v2"
@@ -151,11 +152,11 @@ type restartable interface {
 	Restart(testing.TB)
 }
 
-// redisKillUnderLoad runs two nodes on the Redis at redisURL, starts a
-// task on each, and has underLoad's clients stream while redis is killed
-// and restarted: one task's work ends while Redis is
-// down, the other's after it came back. persistent says whether Redis
-// comes back with its data.
+// redisKillUnderLoad runs two nodes on the Redis at redisURL, starts
+// tasks on each, and has underLoad's clients stream while redis is
+// killed and restarted: the work of some tasks ends while Redis is down,
+// of the others after it came back. persistent says whether Redis comes
+// back with its data.
 func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persistent bool) {
 	gates := map[string]chan struct{}{"down": make(chan struct{}), "back": make(chan struct{})}
 	nodes := newCluster(t, redisURL, 2, func(r *specter.Router) {
@@ -174,14 +175,21 @@ func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persis
 			params.Enum("gate", []string{"down", "back"}, params.Required()))
 	})
 	base := join(t, nodes[0])
-	// Each task's work runs on its own node; the other node reads it from
-	// Redis.
-	tasks := []struct {
-		id       string
-		ran, not *node
-	}{
-		{startSessionTask(t, on(t, base, nodes[0]), "wait_for_gate", map[string]any{"gate": "down"}).TaskID, nodes[0], nodes[1]},
-		{startSessionTask(t, on(t, base, nodes[1]), "wait_for_gate", map[string]any{"gate": "back"}).TaskID, nodes[1], nodes[0]},
+	// Each task's work runs on one node, and the other node reads it from
+	// Redis: tasks of the session, and of the stateless revision, which
+	// have none.
+	type task struct {
+		id     string
+		reader *node
+	}
+	down, back := map[string]any{"gate": "down"}, map[string]any{"gate": "back"}
+	sessionTasks := []task{
+		{startSessionTask(t, on(t, base, nodes[0]), "wait_for_gate", down).TaskID, nodes[1]},
+		{startSessionTask(t, on(t, base, nodes[1]), "wait_for_gate", back).TaskID, nodes[0]},
+	}
+	statelessTasks := []task{
+		{callTask(t, statelessTaskClient(nodes[1]), "tools/call", map[string]any{"name": "wait_for_gate", "arguments": down}).TaskID, nodes[0]},
+		{callTask(t, statelessTaskClient(nodes[0]), "tools/call", map[string]any{"name": "wait_for_gate", "arguments": back}).TaskID, nodes[1]},
 	}
 	completeAfter := underLoad(t, base, nodes, func() {
 		redis.Stop()
@@ -189,10 +197,13 @@ func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persis
 		redis.Restart(t)
 		close(gates["back"])
 	})
+	for _, task := range statelessTasks {
+		statelessTaskEndsEverywhere(t, nodes, task.id, task.reader, persistent)
+	}
 	if !persistent {
 		// The session went with Redis's data, and its tasks with it:
 		// every node tells the client so.
-		for _, task := range tasks {
+		for _, task := range sessionTasks {
 			for _, n := range nodes {
 				resp, err := on(t, base, n).Call(ctx(t), "tasks/get", map[string]any{"taskId": task.id})
 				if resp == nil || resp.Status != http.StatusNotFound {
@@ -209,8 +220,45 @@ func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persis
 	if completeAfter == 0 {
 		t.Error("no call completed after Redis came back with its data")
 	}
-	for _, task := range tasks {
-		taskEndsEverywhere(t, base, nodes, task.id, task.not)
+	for _, task := range sessionTasks {
+		taskEndsEverywhere(t, base, nodes, task.id, task.reader)
+	}
+}
+
+// statelessTaskEndsEverywhere polls stateless task id through first, a
+// node its work does not run on, until it completed, and checks that
+// every node reads it so. Unless Redis kept its data, the task may be
+// unknown for a while: its record went with the data, and the node that
+// runs its work writes it again when the work ends.
+func statelessTaskEndsEverywhere(t *testing.T, nodes []*node, id string, first *node, persistent bool) {
+	t.Helper()
+	tctx := ctx(t)
+	for {
+		resp, err := statelessTaskClient(first).Call(tctx, "tasks/get", map[string]any{"taskId": id})
+		if err != nil {
+			t.Fatalf("tasks/get of stateless task %s: %v", id, err)
+		}
+		var v taskView
+		switch {
+		case resp.Error != nil && !persistent && strings.Contains(resp.Error.Message, "unknown taskId"):
+		case resp.Error != nil:
+			t.Fatalf("tasks/get of stateless task %s: %+v", id, resp.Error)
+		case json.Unmarshal(resp.Result, &v) != nil || v.Status != "working" && v.Status != "completed":
+			t.Fatalf("stateless task %s: %s", id, resp.Result)
+		case v.Status == "completed":
+			for i, n := range nodes {
+				if v := callTask(t, statelessTaskClient(n), "tasks/get", map[string]any{"taskId": id}); v.Status != "completed" || !strings.Contains(string(v.Result), "passed the gate") {
+					t.Errorf("stateless task %s on node %d: %s %s, want completed as on the others", id, i, v.Status, v.Result)
+				}
+			}
+			t.Logf("stateless task %s ended completed", id)
+			return
+		}
+		select {
+		case <-tctx.Done():
+			t.Fatalf("stateless task %s never ended after Redis came back", id)
+		case <-time.After(50 * time.Millisecond): // polling, as a client does
+		}
 	}
 }
 
