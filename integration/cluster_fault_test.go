@@ -27,13 +27,16 @@ import (
 // error, a notice of lost messages); never with a silent gap, a repeat
 // or a hang; an HTTP error must be 503 (retry) or 404 (start again). A
 // client told of an error while the fault runs waits for its end before
-// the next call, rather than spin on errors. It returns how many calls
-// completed after the fault.
-func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) (completeAfter int) {
+// the next call, rather than spin on errors. told, which fault may wait
+// on, is closed once a client was told of an error. underLoad returns
+// how many calls completed after the fault.
+func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func(told <-chan struct{})) (completeAfter int) {
 	t.Helper()
 	var faulted atomic.Bool
 	over := make(chan struct{}) // closed when fault returned
 	ended := sync.OnceFunc(func() { faulted.Store(true); close(over) })
+	toldCh := make(chan struct{})
+	firstTold := sync.OnceFunc(func() { close(toldCh) })
 	tctx, cancel := context.WithTimeout(t.Context(), hangAfter)
 	var mu sync.Mutex
 	var complete, told, after int
@@ -76,6 +79,7 @@ func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) 
 						t.Errorf("worker %d run %d: %v, want 503 or 404", w, run, err)
 					}
 					told++
+					firstTold()
 				default:
 					t.Errorf("worker %d run %d: answered after %d of 100 events, without notice", w, run, len(got))
 				}
@@ -93,7 +97,7 @@ func underLoad(t *testing.T, base *mcptest.Client, nodes []*node, fault func()) 
 			}
 		})
 	}
-	fault()
+	fault(toldCh)
 	ended()
 	wg.Wait()
 	t.Logf("%d calls complete, %d told of an error; %d calls after the fault, %d complete", complete, told, after, completeAfter)
@@ -111,7 +115,7 @@ func TestClusterMasterFailoverUnderLoad(t *testing.T) {
 	nodes := newCluster(t, c.URL, 2, streamer)
 	base := join(t, nodes[0])
 	master := c.MasterOf(t, "{"+base.SessionID+"}")
-	if underLoad(t, base, nodes, func() { c.Failover(t, master) }) == 0 {
+	if underLoad(t, base, nodes, func(<-chan struct{}) { c.Failover(t, master) }) == 0 {
 		t.Error("no call completed after the failover")
 	}
 	// The old master comes back, as a replica of the new one.
@@ -132,15 +136,21 @@ func TestRedisKillUnderLoad(t *testing.T) {
 		name       string
 		start      func(testing.TB) (url string, redis restartable)
 		persistent bool
+		// Redis stays down until a client was told of the outage. Not
+		// on a Cluster: there each backplane call retries for a while
+		// (ClusterMaxRetries), so that the calls ride out a short outage
+		// and every message a stream sends while the whole Cluster is
+		// down waits out those retries.
+		holdDown bool
 	}{
-		{"persistent", func(t testing.TB) (string, restartable) { s := redistest.StartPersistent(t); return s.URL, s }, true},
-		{"empty", func(t testing.TB) (string, restartable) { s := redistest.Start(t); return s.URL, s }, false},
-		{"cluster/persistent", func(t testing.TB) (string, restartable) { c := redistest.StartPersistentCluster(t); return c.URL, c }, true},
-		{"cluster/empty", func(t testing.TB) (string, restartable) { c := redistest.StartCluster(t); return c.URL, c }, false},
+		{"persistent", func(t testing.TB) (string, restartable) { s := redistest.StartPersistent(t); return s.URL, s }, true, true},
+		{"empty", func(t testing.TB) (string, restartable) { s := redistest.Start(t); return s.URL, s }, false, true},
+		{"cluster/persistent", func(t testing.TB) (string, restartable) { c := redistest.StartPersistentCluster(t); return c.URL, c }, true, false},
+		{"cluster/empty", func(t testing.TB) (string, restartable) { c := redistest.StartCluster(t); return c.URL, c }, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url, redis := tc.start(t)
-			redisKillUnderLoad(t, url, redis, tc.persistent)
+			redisKillUnderLoad(t, url, redis, tc.persistent, tc.holdDown)
 		})
 	}
 }
@@ -156,8 +166,9 @@ type restartable interface {
 // tasks on each, and has underLoad's clients stream while redis is
 // killed and restarted: the work of some tasks ends while Redis is down,
 // of the others after it came back. persistent says whether Redis comes
-// back with its data.
-func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persistent bool) {
+// back with its data; holdDown, whether it stays down until a client was
+// told of the outage.
+func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persistent, holdDown bool) {
 	gates := map[string]chan struct{}{"down": make(chan struct{}), "back": make(chan struct{})}
 	nodes := newCluster(t, redisURL, 2, func(r *specter.Router) {
 		streamer(r)
@@ -191,9 +202,12 @@ func redisKillUnderLoad(t *testing.T, redisURL string, redis restartable, persis
 		{callTask(t, statelessTaskClient(nodes[1]), "tools/call", map[string]any{"name": "wait_for_gate", "arguments": down}).TaskID, nodes[0]},
 		{callTask(t, statelessTaskClient(nodes[0]), "tools/call", map[string]any{"name": "wait_for_gate", "arguments": back}).TaskID, nodes[1]},
 	}
-	completeAfter := underLoad(t, base, nodes, func() {
+	completeAfter := underLoad(t, base, nodes, func(told <-chan struct{}) {
 		redis.Stop()
 		close(gates["down"])
+		if holdDown {
+			<-told
+		}
 		redis.Restart(t)
 		close(gates["back"])
 	})
@@ -311,7 +325,7 @@ func TestClusterSlotMigrationUnderLoad(t *testing.T) {
 	c := redistest.StartCluster(t)
 	nodes := newCluster(t, c.URL, 2, streamer)
 	base := join(t, nodes[0])
-	if underLoad(t, base, nodes, func() { c.Migrate(t, "{"+base.SessionID+"}").Finish(t) }) == 0 {
+	if underLoad(t, base, nodes, func(<-chan struct{}) { c.Migrate(t, "{"+base.SessionID+"}").Finish(t) }) == 0 {
 		t.Error("no call completed after the migration")
 	}
 }
