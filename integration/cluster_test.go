@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -106,15 +107,23 @@ func TestClusterSessionMovesBetweenNodes(t *testing.T) {
 	}
 }
 
-func TestClusterResumeOnAnotherNode(t *testing.T) {
-	redis := redistest.Start(t)
-	nodes := newCluster(t, redis.URL, 2, nil)
+// endedEarly starts two nodes on the Redis at redisURL, opens a session
+// on the first, and calls a tool whose stream the server ends before the
+// answer. It returns the nodes, the session's client and the last event
+// id, to resume from.
+func endedEarly(t *testing.T, redisURL string) ([]*node, *mcptest.Client, string) {
+	t.Helper()
+	nodes := newCluster(t, redisURL, 2, nil)
 	a := join(t, nodes[0])
 	resp, err := a.Call(ctx(t), "tools/call", map[string]any{"name": "test_reconnection"})
 	if !errors.Is(err, mcptest.ErrStreamEnded) {
 		t.Fatalf("no early close: %v", err)
 	}
-	last := resp.Events[len(resp.Events)-1].ID
+	return nodes, a, resp.Events[len(resp.Events)-1].ID
+}
+
+func TestClusterResumeOnAnotherNode(t *testing.T) {
+	nodes, a, last := endedEarly(t, redistest.Start(t).URL)
 	s, err := on(t, a, nodes[1]).Listen(ctx(t), last)
 	if err != nil {
 		t.Fatal(err)
@@ -189,8 +198,10 @@ func TestClusterDropAndResumeAnywhere(t *testing.T) {
 	nodes := newCluster(t, redis.URL, 2, streamer)
 	rng := rand.New(rand.NewPCG(1, 2))
 	base := join(t, nodes[0])
+	tctx, cancel := context.WithTimeout(t.Context(), hangAfter)
+	defer cancel()
 	for run := range 200 {
-		got, err := dropAndResume(t, base, nodes, rng, run)
+		got, err := dropAndResume(tctx, t, base, nodes, rng, run)
 		if err != nil {
 			t.Fatalf("run %d: %v", run, err)
 		}
@@ -208,17 +219,25 @@ func TestClusterDropAndResumeAnywhere(t *testing.T) {
 // errLost is a stream's notice that some of its messages are gone.
 var errLost = errors.New("the stream reported lost messages")
 
+// hangAfter bounds a test of many calls: a call that has no answer by
+// then hangs.
+const hangAfter = 2 * time.Minute
+
 // dropAndResume calls count on a random node, reads a random number of
 // events, drops the connection, and resumes on random nodes (dropping
-// again at random) until the answer arrives. It returns the numbers seen.
-func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.Rand, run int) ([]int, error) {
+// again at random) until the answer arrives, or ctx ends. It returns the
+// numbers seen.
+func dropAndResume(ctx context.Context, t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.Rand, run int) ([]int, error) {
 	n := nodes[rng.IntN(len(nodes))]
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"count"}}`, 1000+run)
 	c := on(t, base, n)
-	req, _ := c.NewRequest(ctx(t), http.MethodPost, []byte(body))
+	req, _ := c.NewRequest(ctx, http.MethodPost, []byte(body))
 	hr, err := c.HTTP.Do(req)
 	if err != nil {
 		return nil, err
+	}
+	if hr.StatusCode != http.StatusOK {
+		return nil, readStatus(hr)
 	}
 	cr := &countReader{}
 	done, err := cr.read(mcptest.NewEventReader(hr.Body), rng.IntN(120)+1)
@@ -231,15 +250,14 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 			return cr.got, errors.New("dropped before any event id")
 		}
 		n := nodes[rng.IntN(len(nodes))]
-		req, _ := on(t, base, n).NewRequest(ctx(t), http.MethodGet, nil)
+		req, _ := on(t, base, n).NewRequest(ctx, http.MethodGet, nil)
 		req.Header.Set("Last-Event-ID", cr.last)
 		hr, herr := n.srv.Client().Do(req)
 		if herr != nil {
 			return cr.got, herr
 		}
 		if hr.StatusCode != http.StatusOK {
-			hr.Body.Close()
-			return cr.got, fmt.Errorf("resume on a node: HTTP %d", hr.StatusCode)
+			return cr.got, fmt.Errorf("resume on a node: %w", readStatus(hr))
 		}
 		budget := -1
 		if rng.IntN(3) == 0 {
@@ -249,6 +267,21 @@ func dropAndResume(t *testing.T, base *mcptest.Client, nodes []*node, rng *rand.
 		hr.Body.Close()
 	}
 	return cr.got, err
+}
+
+// errStatus is a node's answer with an HTTP error status.
+type errStatus struct {
+	code int
+	body string
+}
+
+func (e errStatus) Error() string { return fmt.Sprintf("HTTP %d: %s", e.code, e.body) }
+
+// readStatus reads and closes the body of hr, an HTTP error answer.
+func readStatus(hr *http.Response) errStatus {
+	defer hr.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(hr.Body, 1<<10))
+	return errStatus{hr.StatusCode, string(body)}
 }
 
 // countReader follows the events of a call that counts: the numbers

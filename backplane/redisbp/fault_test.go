@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"sync"
@@ -81,12 +82,7 @@ func TestRedisDown(t *testing.T) {
 	ctx := context.Background()
 	srv := redistest.Start(t)
 	b := newNode(t, srv.URL)
-	got := make(chan *backplane.Message, 100)
-	stop, err := b.Subscribe(func(m *backplane.Message) { got <- m })
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	got := subscribe(t, b)
 	if err := setUp(t, b); err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +108,7 @@ func TestRedisDown(t *testing.T) {
 		}
 		t.Logf("%s with Redis down: %v after %v", c.name, err, took)
 	}
-	err = b.Publish(ctx, &backplane.Message{Kind: backplane.KindWake})
+	err := b.Publish(ctx, &backplane.Message{Kind: backplane.KindWake})
 	if err == nil || !strings.Contains(err.Error(), "publish") || !strings.Contains(err.Error(), "connection refused") {
 		t.Errorf("publish with Redis down: %v, want it to say it could not publish and why", err)
 	}
@@ -121,7 +117,68 @@ func TestRedisDown(t *testing.T) {
 	}
 
 	srv.Restart(t)
-	// go-redis stops dialing for a moment after repeated failures.
+	recovered(t, b)
+	for _, c := range calls {
+		if err := c.do(ctx, b); err != nil {
+			t.Errorf("%s after the restart: %v", c.name, err)
+		}
+	}
+	receive(t, b, got, "after the restart")
+}
+
+// TestClusterDown kills every node of a Redis Cluster under a running
+// backplane and restarts the Cluster, empty: calls work again, and the
+// subscription made before the outage receives the messages of every
+// shard again, each shard's channel living on its own master.
+func TestClusterDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 6-node Redis Cluster")
+	}
+	c := redistest.StartCluster(t)
+	b := newNode(t, c.URL)
+	got := subscribe(t, b)
+	// A message for each shard: the URI decides it.
+	uris := make([]string, Shards)
+	for n, left := 0, Shards; left > 0; n++ {
+		uri := fmt.Sprintf("after the restart %d", n)
+		ch := b.shardChannel(&backplane.Message{URI: uri})
+		for i := range uris {
+			if uris[i] == "" && ch == b.shardName(i) {
+				uris[i] = uri
+				left--
+			}
+		}
+	}
+	receive(t, b, got, "before the outage")
+
+	c.Stop()
+	if err := setUp(t, b); err == nil {
+		t.Fatal("a call succeeded with every node of the Cluster down")
+	}
+	c.Restart(t)
+	recovered(t, b)
+	for _, uri := range uris {
+		receive(t, b, got, uri)
+	}
+}
+
+// subscribe subscribes b until the test ends, with a handler that
+// passes the messages on to the channel returned.
+func subscribe(t *testing.T, b *Backplane) <-chan *backplane.Message {
+	t.Helper()
+	got := make(chan *backplane.Message, 100)
+	stop, err := b.Subscribe(func(m *backplane.Message) { got <- m })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return got
+}
+
+// recovered waits until b's calls work again after Redis restarted:
+// go-redis stops dialing for a moment after repeated failures.
+func recovered(t *testing.T, b *Backplane) {
+	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for setUp(t, b) != nil {
 		if time.Now().After(deadline) {
@@ -129,12 +186,6 @@ func TestRedisDown(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	for _, c := range calls {
-		if err := c.do(ctx, b); err != nil {
-			t.Errorf("%s after the restart: %v", c.name, err)
-		}
-	}
-	receive(t, b, got, "after the restart")
 }
 
 // receive publishes until the subscription's handler gets a message:

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -73,7 +74,8 @@ func (s *Session) Notification(m *jsonrpc.Message) {
 	}
 }
 
-// Errors of Serve, before anything is written.
+// Errors of Serve, before anything is written; backplane.ErrNotFound
+// too, for a session whose record is gone.
 var (
 	ErrNoStream = errors.New("session: Last-Event-ID names no stream of this session")
 	ErrConflict = errors.New("session: a GET stream is already open")
@@ -81,6 +83,26 @@ var (
 	// exists; the client may retry.
 	ErrUnavailable = errors.New("session: the backplane is unreachable")
 )
+
+// noStream is the error of a resume whose stream the backplane does not
+// buffer: ErrNoStream, unless the session's record is gone too, as when
+// Redis came back without its data. Then the session has ended (the
+// client must initialize again, not fix its request): it ends here too,
+// and the error is backplane.ErrNotFound.
+func (s *Session) noStream(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, stream.CallTimeout)
+	defer cancel()
+	_, err := s.t.cfg.Backplane.LoadSession(ctx, s.id)
+	switch {
+	case errors.Is(err, backplane.ErrNotFound):
+		s.expired()
+		return backplane.ErrNotFound
+	case err != nil:
+		s.t.cfg.Log.Warn().Err(err).Msg("mcp session: resume: the backplane did not answer")
+		return ErrUnavailable
+	}
+	return ErrNoStream
+}
 
 // Serve serves a GET: the stream lastEventID names (a POST answer or the
 // GET stream), resumed after it, from here or, when another node produces
@@ -105,7 +127,7 @@ func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID st
 			}
 			if !buffered {
 				release()
-				return ErrNoStream
+				return s.noStream(req.Context())
 			}
 			s.Enter()
 			defer release()

@@ -327,29 +327,40 @@ func (s *Stream) flushKept() {
 // telling the client where some of them are gone. It reports false when
 // the backplane did not answer: the caller lets the connection go, so
 // that the client resumes again from the same event rather than goes on
-// with a hole.
+// with a hole. Called with s.mu held.
 func (s *Stream) replay(after uint64) bool {
-	if !s.ids || !s.buffered {
+	if !s.ids {
 		return true
 	}
-	ctx, cancel := s.n.Context()
-	defer cancel()
-	evs, lost, err := s.n.cfg.Backplane.Events(ctx, s.opts.Session, s.opts.ID, after)
-	if err != nil {
-		s.n.cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer unavailable for a resume")
-		return false
-	}
-	if lost {
-		s.writeRaw(sse.Event{Data: s.n.lostNotice(dropped)})
-	}
-	for _, ev := range evs {
-		if ev.Seq != after+1 && !lost {
-			s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
+	lost := false
+	if s.buffered {
+		ctx, cancel := s.n.Context()
+		defer cancel()
+		var evs []backplane.Event
+		var err error
+		evs, lost, err = s.n.cfg.Backplane.Events(ctx, s.opts.Session, s.opts.ID, after)
+		if err != nil {
+			s.n.cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer unavailable for a resume")
+			return false
 		}
-		lost, after = false, ev.Seq
-		if len(ev.Data) > 0 {
-			s.write(event{seq: ev.Seq, data: ev.Data})
+		if lost {
+			s.writeRaw(sse.Event{Data: s.n.lostNotice(dropped)})
 		}
+		for _, ev := range evs {
+			if ev.Seq != after+1 && !lost {
+				s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
+			}
+			lost, after = false, ev.Seq
+			if len(ev.Data) > 0 {
+				s.write(event{seq: ev.Seq, data: ev.Data})
+			}
+		}
+	}
+	if after < s.seq && !lost {
+		// The last messages produced here never reached the buffer (the
+		// backplane was down, or lost the session's data): the client
+		// is told before the messages that come live.
+		s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
 	}
 	return true
 }

@@ -333,6 +333,8 @@ func (t *Transport[C]) serveGet(w http.ResponseWriter, req *http.Request) {
 		refusal.Write(w, nil, refusal.StreamOpen)
 	case session.ErrUnavailable:
 		refusal.Write(w, nil, refusal.StorageUnavailable)
+	case backplane.ErrNotFound: // the stream went with the session
+		refusal.Write(w, nil, refusal.SessionNotFound)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -20,14 +21,16 @@ const NodeTimeout = time.Second
 
 // Cluster is a Redis Cluster of six real redis-server processes on
 // loopback ports: three masters, each with one replica, as production
-// runs it. Like Server it keeps nothing on disk but its nodes.conf files.
+// runs it. Like Server it keeps nothing on disk but its nodes.conf files,
+// unless StartPersistentCluster started it.
 type Cluster struct {
 	// URL names every node in go-redis's Cluster URL form,
 	// redis://<addr>?addr=<addr>&…, as redisbp.New takes it.
 	URL   string
 	Nodes []*Server
 
-	cli string
+	cli     string
+	masters []*Server // the masters when Stop stopped the Cluster
 }
 
 // StartCluster starts six nodes with cluster-enabled, joins them with
@@ -36,6 +39,19 @@ type Cluster struct {
 // them in t.Cleanup. It fails the test when redis-server or redis-cli is
 // missing.
 func StartCluster(t testing.TB) *Cluster {
+	t.Helper()
+	return startCluster(t, nil)
+}
+
+// StartPersistentCluster is StartCluster with an append-only file on
+// every node, synced on every write, so that Restart brings back what
+// the Cluster held when it was killed.
+func StartPersistentCluster(t testing.TB) *Cluster {
+	t.Helper()
+	return startCluster(t, persistent)
+}
+
+func startCluster(t testing.TB, extra []string) *Cluster {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("redistest: the tests on a real Redis Cluster are skipped with -short")
@@ -48,13 +64,13 @@ func StartCluster(t testing.TB) *Cluster {
 		}
 	}
 	c := &Cluster{cli: cli}
-	extra := []string{
+	extra = append([]string{
 		"--cluster-enabled", "yes",
 		"--cluster-config-file", "nodes.conf",
 		"--cluster-node-timeout", fmt.Sprint(NodeTimeout.Milliseconds()),
 		// A Cluster that lost a slot's master still serves the others.
 		"--cluster-require-full-coverage", "no",
-	}
+	}, extra...)
 	addrs := make([]string, 6)
 	for i := range addrs {
 		s := start(t, extra)
@@ -72,8 +88,9 @@ func StartCluster(t testing.TB) *Cluster {
 }
 
 // waitReady polls every running node until each says cluster_state:ok
-// and sees three masters that serve slots, so that a client finds one
-// slot map wherever it asks, and every replica is in sync.
+// with every slot served and sees three masters that serve slots, so
+// that a client finds one slot map wherever it asks, and every replica
+// is in sync.
 func (c *Cluster) waitReady(t testing.TB) {
 	t.Helper()
 	deadline := time.Now().Add(clusterTimeout)
@@ -84,7 +101,7 @@ func (c *Cluster) waitReady(t testing.TB) {
 				continue
 			}
 			info, err := c.Command(s, "CLUSTER", "INFO")
-			if err != nil || !strings.Contains(info, "cluster_state:ok") {
+			if err != nil || !strings.Contains(info, "cluster_state:ok") || !strings.Contains(info, "cluster_slots_ok:16384") {
 				ready = false
 				break
 			}
@@ -236,6 +253,48 @@ func (c *Cluster) Failover(t testing.TB, m *Server) *Server {
 func (c *Cluster) Rejoin(t testing.TB, s *Server) {
 	t.Helper()
 	s.Restart(t)
+	c.waitReady(t)
+}
+
+// Stop kills every node of the Cluster at once, as an outage of the
+// whole Cluster does (a power cut, a kill -9 of every process), and
+// remembers which were the masters. Stopping a stopped Cluster does
+// nothing.
+func (c *Cluster) Stop() {
+	for _, s := range c.Nodes {
+		if s.Running() {
+			c.masters = c.mastersSeenBy(s)
+			break
+		}
+	}
+	var wg sync.WaitGroup
+	for _, s := range c.Nodes {
+		wg.Go(s.Stop)
+	}
+	wg.Wait()
+}
+
+// Restart starts every node again on its port, as after an outage of the
+// whole Cluster, and waits until the Cluster is ready again. Each node
+// keeps its nodes.conf, so the Cluster re-forms with the same masters and
+// slots; with StartPersistentCluster each node reloads its append-only
+// file and the data returns, else the Cluster comes back empty. The
+// masters start first, so that no replica takes over from a master that
+// is only slow to start. Restart stops a running Cluster first.
+func (c *Cluster) Restart(t testing.TB) {
+	t.Helper()
+	c.Stop()
+	order := append([]*Server(nil), c.masters...)
+	for _, s := range c.Nodes {
+		if !contains(order, s) {
+			order = append(order, s)
+		}
+	}
+	for _, s := range order {
+		if err := s.start(); err != nil {
+			t.Fatalf("redistest: restart the Cluster: %v", err)
+		}
+	}
 	c.waitReady(t)
 }
 

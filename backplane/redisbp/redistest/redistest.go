@@ -1,8 +1,10 @@
 // Package redistest runs a real redis-server for tests.
 //
 // The server is found on PATH, or at $REDIS_SERVER. It keeps nothing on
-// disk and listens on a free loopback port; the test that started it
-// stops it, killing its whole process group, even when the test fails.
+// disk unless the test asks for an append-only file (StartPersistent,
+// StartPersistentCluster), and listens on a free loopback port; the test
+// that started it stops it, killing its whole process group, even when
+// the test fails. A test may kill it and restart it, as an outage would.
 package redistest
 
 import (
@@ -93,8 +95,12 @@ func start(t testing.TB, extra []string) *Server {
 // killed.
 func StartPersistent(t testing.TB) *Server {
 	t.Helper()
-	return start(t, []string{"--appendonly", "yes", "--appendfsync", "always"})
+	return start(t, persistent)
 }
+
+// persistent are the flags of a server that keeps an append-only file,
+// synced on every write.
+var persistent = []string{"--appendonly", "yes", "--appendfsync", "always"}
 
 // Stop kills the server, as a crash would. Stopping a stopped server
 // does nothing.
