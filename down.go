@@ -38,6 +38,14 @@ type LostRequest struct {
 // OnNodeDown runs on the node that takes over the work of a node that
 // died, once per dead node, after its requests and tasks were ended. Over
 // an in-process backplane no node outlives another, and it never runs.
+//
+// It hears of the work the dead node's lease recorded, which is written a
+// moment (20 ms) after it changes. A request that began within that
+// moment of the death is ended too, by the node a client resumes its
+// stream on, with the same error, but no hook hears of it. A session's
+// GET stream on the dead node is not work to end: a client that
+// reconnects with Last-Event-ID gets what it buffered, a notice of what
+// could not reach it, then live delivery from the node it reached.
 func OnNodeDown(f func(d NodeDown)) RouterOption {
 	return routerOption(func(r *Router) { r.onNodeDown = f })
 }
