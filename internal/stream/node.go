@@ -143,6 +143,7 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, src Source, after 
 	defer ticker.Stop()
 	keepAlive := time.NewTicker(max(n.cfg.KeepAlive, time.Second))
 	defer keepAlive.Stop()
+	gone := 0 // polls in a row that found the producer gone
 	for {
 		ctx, cancel := context.WithTimeout(req.Context(), CallTimeout)
 		evs, lost, err := n.cfg.Backplane.Events(ctx, session, stream, after)
@@ -175,12 +176,17 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, src Source, after 
 		select {
 		case <-wake:
 		case <-ticker.C:
-			if len(evs) == 0 && n.Gone(req.Context(), src.Node) {
-				if src.Standalone {
-					return // the client reconnects, and the stream moves over
-				}
-				n.endOrphan(req.Context(), src)
+			if len(evs) > 0 || !n.Gone(req.Context(), src.Node) {
+				gone = 0
+				break
 			}
+			if gone++; gone < goneTicks {
+				break
+			}
+			if src.Standalone {
+				return // the client reconnects, and the stream moves over
+			}
+			n.endOrphan(req.Context(), src)
 		case <-keepAlive.C:
 			if sw.Comment("keep-alive") != nil {
 				return
@@ -192,6 +198,13 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, src Source, after 
 		}
 	}
 }
+
+// goneTicks is how many polls in a row must find a stream's producer
+// gone before a tail acts on it: a live node renews its lease every
+// second, so one whose lease the backplane lost (a Redis restarted
+// without persistence, a failover that lost the last writes) has it back
+// by then.
+const goneTicks = 3
 
 // orphanHold is how long the node that ends an orphaned stream holds it:
 // if that node dies too, another one ends it after this.
