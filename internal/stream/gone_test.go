@@ -118,3 +118,31 @@ func TestServeMovedTakesOverAGoneNodesGetStream(t *testing.T) {
 	g.Notice([]byte(resp1))
 	expect(t, er, "gb.1_1 "+resp1)
 }
+
+// TestTailEndsOnlyTheUnansweredRequestsOfABatch: of a batch whose node is
+// gone, the requests answered before are not answered twice.
+func TestTailEndsOnlyTheUnansweredRequestsOfABatch(t *testing.T) {
+	d := newDeployment(t)
+	a, b := d.node(), d.node()
+	s := a.New(stream.Options{Session: "s1", ID: "pa.2", Pending: 2, Batch: true,
+		Requests: []*jsonrpc.Message{{ID: jsonrpc.ID("1"), Method: "tools/call"}, {Method: "notifications/cancelled"}, {ID: jsonrpc.ID("2"), Method: "tools/call"}}})
+	ctx, cancel := context.WithCancel(t.Context())
+	url := serve(t, post(s, true, func() { s.Send([]byte(notif), false); s.Send([]byte(resp1), true) }, nil))
+	er := mcptest.NewEventReader(get(t, ctx, url).Body)
+	expect(t, er, "pa.2_1 "+notif, "pa.2_2 "+resp1)
+	cancel()
+	d.gone.Store(true)
+
+	src := stream.Source{Session: "s1", ID: "pa.2", Node: "a"}
+	if ok, err := b.Find(t.Context(), &src); !ok || err != nil {
+		t.Fatalf("the stream of the gone node: %v %v", ok, err)
+	}
+	url = serve(t, func(w http.ResponseWriter, r *http.Request) { b.Tail(w, r, src, 2, nil) })
+	er = mcptest.NewEventReader(get(t, t.Context(), url).Body)
+	if ev := next(t, er); ev.ID != "pa.2_3" || !strings.Contains(ev.Data, `"id":2,`) || !strings.Contains(ev.Data, `"reason":"down"`) {
+		t.Fatalf("the resumed batch: %q %q, want the error of request 2 alone", ev.ID, ev.Data)
+	}
+	if _, err := er.Next(); err != io.EOF {
+		t.Fatalf("after the error: %v, want the end of the stream", err)
+	}
+}

@@ -235,8 +235,8 @@ func (n *Node) endOrphan(ctx context.Context, src Source) {
 const Down = "down"
 
 // End ends the stream of a dead node's requests: an error response for
-// each request id, the last completing it, unless it completed already;
-// the nodes that tail it are woken.
+// each request id it has not answered, the last completing it, unless it
+// completed already; the nodes that tail it are woken.
 func (n *Node) End(ctx context.Context, session, stream string, ids []json.RawMessage, reason string) error {
 	evs, _, err := n.cfg.Backplane.Events(ctx, session, stream, 0)
 	if err != nil && !errors.Is(err, backplane.ErrNotFound) {
@@ -248,6 +248,14 @@ func (n *Node) End(ctx context.Context, session, stream string, ids []json.RawMe
 			return nil // it completed before the node died
 		}
 		seq = evs[k-1].Seq
+	}
+	ids = unanswered(ids, evs)
+	if len(ids) == 0 {
+		// Every request was answered, but the end was not recorded.
+		ev := backplane.Event{Seq: seq + 1, Last: true}
+		if err := n.cfg.Backplane.Append(ctx, session, stream, ev, n.cfg.BufferBytes); err != nil {
+			return err
+		}
 	}
 	for i, id := range ids {
 		je := jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s before it answered; the request may or may not have taken effect", reason).
@@ -261,6 +269,28 @@ func (n *Node) End(ctx context.Context, session, stream string, ids []json.RawMe
 		n.cfg.Publish(&backplane.Message{Kind: backplane.KindWake, Session: session, Stream: stream})
 	}
 	return nil
+}
+
+// unanswered returns the ids that no response among evs answers: of a
+// batch, some may have been answered before the node died.
+func unanswered(ids []json.RawMessage, evs []backplane.Event) []json.RawMessage {
+	if len(ids) < 2 {
+		return ids
+	}
+	answered := map[string]bool{}
+	for _, ev := range evs {
+		var m jsonrpc.Message
+		if json.Unmarshal(ev.Data, &m) == nil && (m.Kind() == jsonrpc.KindResponse || m.Kind() == jsonrpc.KindErrorResponse) {
+			answered[m.ID.Key()] = true
+		}
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !answered[jsonrpc.ID(id).Key()] {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // lostNotice tells a resuming client that messages of its stream are
