@@ -91,7 +91,7 @@ func nodeKillLeavesNothingWaiting(t *testing.T, redisURL string) {
 	if _, err := base.Initialize(tctx, "2025-11-25"); err != nil {
 		t.Fatal(err)
 	}
-	const total = 200
+	const total = 250 // within the default limit of 256 subscriptions
 	for n := 1; n <= total; n++ {
 		if resp, err := base.Call(tctx, "resources/subscribe", map[string]any{"uri": numbered(n)}); err != nil || resp.Error != nil {
 			t.Fatalf("subscribe %d: %+v %v", n, resp, err)
@@ -153,7 +153,7 @@ func nodeKillLeavesNothingWaiting(t *testing.T, redisURL string) {
 	wg.Go(func() {
 		n := 11
 		defer func() { announced <- n - 1 }()
-		tick := time.NewTicker(50 * time.Millisecond) // the pace of the publisher, not a wait for anything
+		tick := time.NewTicker(100 * time.Millisecond) // the pace of the publisher, not a wait for anything
 		defer tick.Stop()
 		for ; n <= total-5; n++ {
 			if res, _, err := announcer.CallTool(tctx, "announce", map[string]any{"uri": numbered(n)}); err != nil || res.IsError {
