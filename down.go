@@ -16,7 +16,7 @@ import (
 // EndDown is the reason given for work whose node died: its lease on the
 // shared backplane lapsed, and another node ended the work (see
 // OnNodeDown).
-const EndDown = "down"
+const EndDown = stream.Down
 
 // NodeDown is the work of a node that died mid-work (a crash, kill -9, a
 // lost machine), as the node that took it over ended it: each request got
@@ -38,8 +38,25 @@ type LostRequest struct {
 // OnNodeDown runs on the node that takes over the work of a node that
 // died, once per dead node, after its requests and tasks were ended. Over
 // an in-process backplane no node outlives another, and it never runs.
+//
+// It hears of the work the dead node's lease recorded, which is written a
+// moment (20 ms) after it changes. A request that began within that
+// moment of the death is ended too, by the node a client resumes its
+// stream on, with the same error, but no hook hears of it. A session's
+// GET stream on the dead node is not work to end: a client that
+// reconnects with Last-Event-ID gets what it buffered, a notice of what
+// could not reach it, then live delivery from the node it reached.
 func OnNodeDown(f func(d NodeDown)) RouterOption {
 	return routerOption(func(r *Router) { r.onNodeDown = f })
+}
+
+// alive returns what tells whether a node holds its lease, on a shared
+// backplane that offers leases; nil otherwise.
+func (r *Router) alive() func(ctx context.Context, node string) (bool, error) {
+	if leases, ok := r.bp.(backplane.Leases); ok && r.bp.Sharing() == backplane.Shared {
+		return leases.Alive
+	}
+	return nil
 }
 
 // newLease makes this node's lease on a shared backplane that offers
@@ -92,33 +109,17 @@ func (r *Router) nodeDown(ctx context.Context, node string, work []string) bool 
 	return true
 }
 
-// endStream appends an error response for each request id to a dead
-// node's stream, the last completing it, wakes the nodes that tail it for
-// resumed clients, and gives the ids back to the session.
+// endStream ends a dead node's stream with an error for each request id
+// (see stream.Node.End) and gives the ids back to the session.
 func (r *Router) endStream(ctx context.Context, session, streamID string, ids []string, reason string) error {
-	evs, _, err := r.bp.Events(ctx, session, streamID, 0)
-	if err != nil && !errors.Is(err, backplane.ErrNotFound) {
-		return err
-	}
-	var seq uint64
-	if n := len(evs); n > 0 {
-		if evs[n-1].Last {
-			return nil // it completed before the node died
-		}
-		seq = evs[n-1].Seq
-	}
-	for i, id := range ids {
-		je := jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s before it answered; the request may or may not have taken effect", reason).
-			WithData(map[string]string{"reason": EndDown})
-		ev := backplane.Event{Seq: seq + uint64(i) + 1, Data: jsonrpc.AppendError(nil, jsonrpc.ID(id), je), Last: i == len(ids)-1}
-		if err := r.bp.Append(ctx, session, streamID, ev, r.cfg.bufferBytes); err != nil {
-			return err
-		}
-	}
-	r.publish(&backplane.Message{Kind: backplane.KindWake, Session: session, Stream: streamID})
+	raw := make([]json.RawMessage, len(ids))
 	keys := make([]string, len(ids))
 	for i, id := range ids {
+		raw[i] = json.RawMessage(id)
 		keys[i] = jsonrpc.ID(id).Key()
+	}
+	if err := r.streams.End(ctx, session, streamID, raw, reason); err != nil {
+		return err
 	}
 	if _, _, err := r.bp.Admit(ctx, session, r.cfg.sessionTimeout, nil, keys); err != nil && !errors.Is(err, backplane.ErrNotFound) {
 		return err

@@ -336,7 +336,7 @@ func NewRouter(name, version string, opts ...RouterOption) *Router {
 			"give every node the same specter.StateKey")
 	}
 	r.streams = stream.NewNode(stream.Config{Backplane: r.bp, Local: r.local, BufferBytes: r.cfg.bufferBytes,
-		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish})
+		WriteTimeout: r.cfg.writeTimeout, KeepAlive: r.cfg.keepAlive, Retry: r.cfg.retry, Log: r.log, Publish: r.publish, Alive: r.alive()})
 	node := session.NewID()[:6]
 	r.newLease(node)
 	shared := r.shareQuotas(node)

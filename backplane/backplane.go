@@ -58,6 +58,12 @@ type Backplane interface {
 	// was never appended to (or was dropped) is ErrNotFound, so an empty
 	// result means the stream exists with nothing new yet.
 	Events(ctx context.Context, session, stream string, after uint64) (evs []Event, lost bool, err error)
+	// Head returns the oldest event still buffered of a stream: a POST
+	// answer's stream opens with an event of Seq 0 that Events never
+	// returns, whose Data records what the stream answers, so that a node
+	// that finds the stream's producer dead can end it. A stream that was
+	// never appended to (or was dropped) is ErrNotFound.
+	Head(ctx context.Context, session, stream string) (Event, error)
 	// DropStream deletes a stream's buffer once it was delivered whole.
 	DropStream(ctx context.Context, session, stream string) error
 

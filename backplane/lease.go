@@ -26,6 +26,11 @@ type Leases interface {
 	// Done forgets node, whose work was ended (or, on a clean shutdown,
 	// the node's own lease and work).
 	Done(ctx context.Context, node string) error
+	// Alive reports whether node holds a lease: it renews it, or it
+	// lapsed and the node's recorded work was not ended yet (Done).
+	// Work that node started too shortly before it died to be recorded
+	// is ended by whoever finds it once node is not alive.
+	Alive(ctx context.Context, node string) (bool, error)
 }
 
 var _ Leases = (*Memory)(nil)
@@ -61,6 +66,14 @@ func (m *Memory) TakeOver(_ context.Context, hold time.Duration) (string, []stri
 		}
 	}
 	return "", nil, nil
+}
+
+// Alive implements Leases.
+func (m *Memory) Alive(_ context.Context, node string) (bool, error) {
+	m.leaseMu.Lock()
+	_, ok := m.leases[node]
+	m.leaseMu.Unlock()
+	return ok, nil
 }
 
 // Done implements Leases.

@@ -285,6 +285,19 @@ func (m *Memory) Events(_ context.Context, session, stream string, after uint64)
 	return out, st.lost > after, nil
 }
 
+// Head implements Backplane.
+func (m *Memory) Head(_ context.Context, session, stream string) (Event, error) {
+	sh := m.shard(session)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, session)
+	if ms == nil || ms.streams[stream] == nil {
+		return Event{}, ErrNotFound
+	}
+	ev := ms.streams[stream].events[0]
+	ev.Data = append([]byte(nil), ev.Data...)
+	return ev, nil
+}
+
 // DropStream implements Backplane.
 func (m *Memory) DropStream(_ context.Context, session, stream string) error {
 	sh := m.shard(session)

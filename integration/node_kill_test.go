@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter"
+	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
@@ -39,12 +40,13 @@ type nodeProc struct {
 }
 
 // startNodeProc re-runs this test binary (built once, by go test) as a
-// fixture node on addr sharing the Redis at redisURL under prefix, and
-// waits until it serves.
-func startNodeProc(t *testing.T, redisURL, prefix, addr string) *nodeProc {
+// fixture node on addr sharing the Redis at redisURL under prefix, with
+// env added to its environment, and waits until it serves.
+func startNodeProc(t *testing.T, redisURL, prefix, addr string, env ...string) *nodeProc {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestNodeProcess$")
 	cmd.Env = append(os.Environ(), "SPECTER_NODE_REDIS="+redisURL, "SPECTER_NODE_PREFIX="+prefix, "SPECTER_NODE_ADDR="+addr)
+	cmd.Env = append(cmd.Env, env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +118,12 @@ func TestNodeProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer bp.Close()
-	r := fixture.New(quiet, specter.Backplane(bp), specter.StateKey([]byte("cluster secret")))
+	var shared backplane.Backplane = bp
+	if os.Getenv("SPECTER_NODE_UNRECORDED") != "" {
+		shared = unrecorded{bp}
+	}
+	r := fixture.New(quiet, specter.Backplane(shared), specter.StateKey([]byte("cluster secret")))
+	lapseTools(r)
 	r.Tool("count_slowly", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		return specter.NoReply(func(s *specter.Stream) specter.Result {
 			tick := time.NewTicker(20 * time.Millisecond)

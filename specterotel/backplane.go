@@ -66,6 +66,11 @@ func (c *countingBackplane) Events(ctx context.Context, session, stream string, 
 	return evs, lost, c.count("events", err)
 }
 
+func (c *countingBackplane) Head(ctx context.Context, session, stream string) (backplane.Event, error) {
+	ev, err := c.bp.Head(ctx, session, stream)
+	return ev, c.count("head", err)
+}
+
 func (c *countingBackplane) DropStream(ctx context.Context, session, stream string) error {
 	return c.count("drop_stream", c.bp.DropStream(ctx, session, stream))
 }

@@ -105,6 +105,18 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 		if evs, _, err := b.Events(ctx, "s", "marked", 0); err != nil || len(evs) != 0 {
 			t.Fatalf("marked stream: %v %v", evs, err)
 		}
+		// Its head is the marker, with the record it carries.
+		must(t, a.Append(ctx, "s", "headed", backplane.Event{Seq: 0, Data: []byte(`[7]`)}, 100))
+		must(t, a.Append(ctx, "s", "headed", backplane.Event{Seq: 1, Data: []byte("x")}, 100))
+		if h, err := b.Head(ctx, "s", "headed"); err != nil || h.Seq != 0 || string(h.Data) != "[7]" {
+			t.Fatalf("head of a marked stream: %+v %v", h, err)
+		}
+		if h, err := b.Head(ctx, "s", "st"); err != nil || h.Seq != 1 || string(h.Data) != "event-01" {
+			t.Fatalf("head of a stream: %+v %v", h, err)
+		}
+		if _, err := b.Head(ctx, "s", "other"); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("head of a stream never appended to: %v, want ErrNotFound", err)
+		}
 		must(t, a.Append(ctx, "s", "gone", backplane.Event{Seq: 1, Data: []byte("x")}, 100))
 		must(t, b.DropStream(ctx, "s", "gone"))
 		if _, _, err := a.Events(ctx, "s", "gone", 0); !errors.Is(err, backplane.ErrNotFound) {

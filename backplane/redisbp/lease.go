@@ -91,6 +91,18 @@ func (b *Backplane) TakeOver(ctx context.Context, hold time.Duration) (string, [
 	return node, work, nil
 }
 
+// Alive implements backplane.Leases.
+func (b *Backplane) Alive(ctx context.Context, node string) (bool, error) {
+	err := b.client.ZScore(ctx, b.leasesKey(), node).Err()
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, redis.Nil):
+		return false, nil
+	}
+	return false, fmt.Errorf("redisbp: lease of %s: %w", node, err)
+}
+
 // Done implements backplane.Leases.
 func (b *Backplane) Done(ctx context.Context, node string) error {
 	pipe := b.client.TxPipeline()

@@ -139,6 +139,20 @@ end
 return r
 `)
 
+// headScript returns the oldest event of a stream, or nil if the session
+// or the stream does not exist.
+// KEYS: session, events, meta. ARGV: stream name.
+var headScript = redis.NewScript(luaStream + `
+if redis.call('EXISTS', KEYS[1]) == 0 or redis.call('HEXISTS', KEYS[3], 'z:' .. name) == 0 then
+	return nil
+end
+local m = redis.call('ZRANGEBYLEX', KEYS[2], lo, hi, 'LIMIT', 0, 1)[1]
+if not m then
+	return nil
+end
+return event(m)
+`)
+
 // dropStreamScript deletes a stream's events and counters.
 // KEYS: events, meta. ARGV: stream name.
 var dropStreamScript = redis.NewScript(luaStream + `
@@ -194,6 +208,24 @@ func (b *Backplane) Events(ctx context.Context, session, stream string, after ui
 		}
 	}
 	return evs, lost > after, nil
+}
+
+// Head implements backplane.Backplane.
+func (b *Backplane) Head(ctx context.Context, session, stream string) (backplane.Event, error) {
+	k := b.keys(session)
+	js, err := headScript.RunRO(ctx, b.client, []string{k.session(), k.events(), k.meta()}, stream).Text()
+	if errors.Is(err, redis.Nil) {
+		return backplane.Event{}, backplane.ErrNotFound
+	}
+	if err != nil {
+		b.failed(err)
+		return backplane.Event{}, fmt.Errorf("redisbp: head: %w", err)
+	}
+	var ev backplane.Event
+	if err := json.Unmarshal([]byte(js), &ev); err != nil {
+		return backplane.Event{}, fmt.Errorf("redisbp: head: %w", err)
+	}
+	return ev, nil
 }
 
 // DropStream implements backplane.Backplane.

@@ -29,8 +29,8 @@ const (
 	// settle is the least time between two records of changed work, so
 	// that a busy node writes tens of times a second, not once per
 	// request. Work that starts and whose node dies within it is not
-	// recorded: its client's stream ends with the connection, but a
-	// resume of it waits for an answer that nobody will give.
+	// recorded: a request's stream is then ended by the node that a
+	// client resumes it on, once the lease is gone (stream.Node.Tail).
 	settle = 20 * time.Millisecond
 	// renewals is how many renewals in a row a lease makes in a TTL.
 	renewals = 3

@@ -119,21 +119,7 @@ func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID st
 			o = s.Stream(id)
 		}
 		if o == nil && valid {
-			buffered, err := s.t.cfg.Streams.Exists(req.Context(), s.id, id)
-			if err != nil {
-				s.t.cfg.Log.Warn().Err(err).Msg("mcp session: resume: the backplane did not answer")
-				release()
-				return ErrUnavailable
-			}
-			if !buffered {
-				release()
-				return s.noStream(req.Context())
-			}
-			s.Enter()
-			defer release()
-			defer s.Leave()
-			s.t.cfg.Streams.Tail(w, req, s.id, id, seq, s.ctx.Done())
-			return nil
+			return s.serveRemote(w, req, s.source(id), seq, release)
 		}
 		if o == nil {
 			release()
@@ -152,5 +138,38 @@ func (s *Session) Serve(w http.ResponseWriter, req *http.Request, lastEventID st
 	if o.Serve(w, req, after, func() { s.Leave(); release() }) {
 		s.DropStream(o)
 	}
+	return nil
+}
+
+// serveRemote serves a GET that resumes src, a stream that another node
+// produces, after seq: by tailing its buffer, or, for the GET stream of
+// a node that is gone, by moving its delivery over to this node's GET
+// stream.
+func (s *Session) serveRemote(w http.ResponseWriter, req *http.Request, src stream.Source, seq uint64, release func()) error {
+	streams := s.t.cfg.Streams
+	buffered, err := streams.Find(req.Context(), &src)
+	if err != nil {
+		s.t.cfg.Log.Warn().Err(err).Msg("mcp session: resume: the backplane did not answer")
+		release()
+		return ErrUnavailable
+	}
+	if src.Standalone && streams.Gone(req.Context(), src.Node) {
+		o := s.GetStream()
+		if !o.Reserve() {
+			release()
+			return ErrConflict
+		}
+		s.Enter()
+		o.ServeMoved(w, req, o.Delivered(), src.ID, seq, func() { s.Leave(); release() })
+		return nil
+	}
+	if !buffered {
+		release()
+		return s.noStream(req.Context())
+	}
+	s.Enter()
+	defer release()
+	defer s.Leave()
+	streams.Tail(w, req, src, seq, s.ctx.Done())
 	return nil
 }

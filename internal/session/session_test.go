@@ -99,11 +99,11 @@ func TestServerRequestsAwaitTheirAnswer(t *testing.T) {
 
 func TestAsk(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
-	ob := s.NewStream(1, false)
+	ob := s.NewStream(nil, 1, false)
 	probe, _ := s.Await() // ids of server requests count up: Ask's is the next
 	s.Forget(probe)
-	n, _ := strconv.ParseUint(string(probe[4:len(probe)-1]), 36, 64)
-	next := jsonrpc.StringID("sn1" + strconv.FormatUint(n+1, 36))
+	n, _ := strconv.ParseUint(string(probe[5:len(probe)-1]), 36, 64) // "sn1.<n>"
+	next := jsonrpc.StringID("sn1." + strconv.FormatUint(n+1, 36))
 	go func() {
 		for !s.Deliver(&jsonrpc.Message{ID: next, Result: json.RawMessage(`{"roots":[]}`)}) {
 			time.Sleep(time.Millisecond) // until Ask waits for it
@@ -169,7 +169,7 @@ func TestSharedFieldsReachTheBackplane(t *testing.T) {
 
 func TestStreams(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
-	o := s.NewStream(1, false)
+	o := s.NewStream(nil, 1, false)
 	if s.Stream(o.ID()) != o {
 		t.Fatal("a new stream is not found by id")
 	}
@@ -187,7 +187,7 @@ func TestStreams(t *testing.T) {
 
 func TestOrphanedStreamIsDropped(t *testing.T) {
 	_, s, _ := newTable(t, 0, nil)
-	o := s.NewStream(1, false)
+	o := s.NewStream(nil, 1, false)
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	rec := httptest.NewRecorder()

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/specter-mcp/specter/internal/stream"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -10,10 +11,11 @@ import (
 )
 
 // NewStream registers a new POST answer stream produced on this node,
-// awaiting answers to pending requests, of a JSON-RPC batch or not.
-func (s *Session) NewStream(pending int, batch bool) *stream.Stream {
+// awaiting answers to the pending requests of msgs, a JSON-RPC batch or
+// not.
+func (s *Session) NewStream(msgs []*jsonrpc.Message, pending int, batch bool) *stream.Stream {
 	o := s.t.cfg.Streams.New(stream.Options{Session: s.id, ID: s.t.uniqueID("p"),
-		Priming: mcp.SupportsPriming(s.version), Pending: pending, Batch: batch, Orphaned: s.drop})
+		Priming: mcp.SupportsPriming(s.version), Pending: pending, Batch: batch, Orphaned: s.drop, Requests: msgs})
 	s.mu.Lock()
 	if !s.ended {
 		if s.streams == nil {
@@ -41,6 +43,16 @@ func (s *Session) Stream(id string) *stream.Stream {
 		return s.getStream
 	}
 	return s.streams[id]
+}
+
+// source is what this node knows of stream id, which another node
+// produces: the id names its node (see Table.uniqueID) and its kind.
+func (s *Session) source(id string) stream.Source {
+	src := stream.Source{Session: s.id, ID: id}
+	if dot := strings.LastIndexByte(id, '.'); dot > 1 {
+		src.Node, src.Standalone = id[1:dot], id[0] == 'g'
+	}
+	return src
 }
 
 // GetStream returns this node's standalone GET stream, creating it on

@@ -50,10 +50,11 @@ type Table struct {
 // NewTable returns an empty table configured by cfg.
 func NewTable(cfg Config) *Table { return &Table{cfg: cfg, m: map[string]*Session{}} }
 
-// uniqueID returns an id unique across the nodes of the deployment: this
-// node's id and a counter.
+// uniqueID returns an id unique across the nodes of the deployment:
+// prefix, this node's id, a dot and a counter. Any node tells from it
+// which node made it (see source).
 func (t *Table) uniqueID(prefix string) string {
-	return prefix + t.cfg.Node + strconv.FormatUint(t.counter.Add(1), 36)
+	return prefix + t.cfg.Node + "." + strconv.FormatUint(t.counter.Add(1), 36)
 }
 
 // Create stores a new session's record in the backplane, to expire after

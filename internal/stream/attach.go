@@ -101,14 +101,33 @@ func writeJSON(w http.ResponseWriter, status int, evs []event, batch bool) {
 // Serve reports whether a POST answer was delivered whole on this
 // connection, so nothing needs keeping: call Drop.
 func (s *Stream) Serve(w http.ResponseWriter, req *http.Request, after uint64, release func()) (delivered bool) {
+	return s.serve(w, req, after, nil, release)
+}
+
+// ServeMoved serves, on this node's GET stream s, a GET that resumes
+// from, the GET stream of a node that is gone: the events from buffered
+// after fromAfter, with their ids, a notice that messages sent while no
+// node held the stream may be lost, then s's events after `after`, as
+// Serve does. The client follows s from then on.
+func (s *Stream) ServeMoved(w http.ResponseWriter, req *http.Request, after uint64, from string, fromAfter uint64, release func()) {
+	s.serve(w, req, after, &moved{id: from, after: fromAfter}, release)
+}
+
+// moved is a dead node's GET stream that a connection moves over from.
+type moved struct {
+	id    string
+	after uint64
+}
+
+func (s *Stream) serve(w http.ResponseWriter, req *http.Request, after uint64, from *moved, release func()) (delivered bool) {
 	if s.opts.Standalone {
 		if sw, err := sse.Hijack(w); err == nil {
-			s.attachHijacked(sw, after, release)
+			s.attachHijacked(sw, after, from, release)
 			return false
 		}
 	}
 	defer release()
-	gen, done, kick := s.attachStream(w, after)
+	gen, done, kick := s.attachStream(w, after, from)
 	select {
 	case <-done:
 	case <-req.Context().Done():
@@ -119,7 +138,7 @@ func (s *Stream) Serve(w http.ResponseWriter, req *http.Request, after uint64, r
 
 // attachHijacked attaches a connection the stream owns, replaying events
 // after seq; release runs when that connection ends.
-func (s *Stream) attachHijacked(w *sse.Writer, after uint64, release func()) {
+func (s *Stream) attachHijacked(w *sse.Writer, after uint64, from *moved, release func()) {
 	s.mu.Lock()
 	if s.w != nil || s.rw != nil {
 		s.dropWriter()
@@ -135,8 +154,7 @@ func (s *Stream) attachHijacked(w *sse.Writer, after uint64, release func()) {
 	s.mode = modeSSE
 	s.attach++
 	s.w, s.release, s.reserved = w, release, false
-	s.prime(after)
-	if !s.replay(after) {
+	if !s.replayMoved(from) || !s.primeAndReplay(after) {
 		s.dropWriter() // closes w and releases it
 		s.mu.Unlock()
 		return
@@ -156,7 +174,7 @@ func (s *Stream) attachHijacked(w *sse.Writer, after uint64, release func()) {
 // attachStream attaches a GET connection as an event stream, replaying
 // events after seq, and returns what the connection waits on. It replaces
 // a connection already attached.
-func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64, done, kick <-chan struct{}) {
+func (s *Stream) attachStream(w http.ResponseWriter, after uint64, from *moved) (gen uint64, done, kick <-chan struct{}) {
 	s.mu.Lock()
 	if s.w != nil || s.rw != nil {
 		s.dropWriter()
@@ -173,8 +191,7 @@ func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64, 
 	s.attach++
 	gen = s.attach
 	s.w, s.reserved = sse.NewWriter(w, http.StatusOK), false
-	s.prime(after)
-	if !s.replay(after) {
+	if !s.replayMoved(from) || !s.primeAndReplay(after) {
 		s.dropWriter()
 		s.signal() // Serve lets the connection go
 	}
@@ -182,6 +199,14 @@ func (s *Stream) attachStream(w http.ResponseWriter, after uint64) (gen uint64, 
 	s.mu.Unlock()
 	s.armKeepAlive()
 	return gen, done, kick
+}
+
+// primeAndReplay primes a connection just attached and replays the
+// events after seq; false: the backplane did not answer (see replay).
+// Called with s.mu held.
+func (s *Stream) primeAndReplay(after uint64) bool {
+	s.prime(after)
+	return s.replay(after)
 }
 
 // detach lets go of connection generation gen, if it is still attached,

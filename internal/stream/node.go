@@ -29,6 +29,9 @@ type Config struct {
 	// Publish sends a message to every node; it wakes a node that tails a
 	// stream produced here. Nil publishes nothing.
 	Publish func(*backplane.Message)
+	// Alive reports whether a node holds its lease on the backplane
+	// (backplane.Leases); nil: nodes are not watched.
+	Alive func(ctx context.Context, node string) (bool, error)
 }
 
 // Node holds the streams of one node: their Config, and the wake-ups of
@@ -72,20 +75,53 @@ func (n *Node) DropLater(session, stream string) {
 	})
 }
 
-// Exists reports whether the backplane buffers a stream of session. An
-// error means the backplane did not answer, which says nothing of the
-// stream: the client should retry, not be told it names no stream.
-func (n *Node) Exists(ctx context.Context, session, stream string) (bool, error) {
+// Source is a stream that another node produces, as a node that serves
+// a client resuming it knows it.
+type Source struct {
+	Session, ID string
+	// Node is the id of the node that produces it, "" if unknown. Once
+	// that node is gone (its lease ended), a POST answer without its last
+	// event is ended with an error, and a GET stream lets its client go,
+	// to reconnect where the stream moves over (Stream.ServeMoved).
+	Node       string
+	Standalone bool // a session's GET stream, which never ends by itself
+	// answers is what a POST answer's stream records in its head: the
+	// ids of the requests it answers (see Find).
+	answers []json.RawMessage
+}
+
+// Find reports whether the backplane buffers src's stream, and reads
+// what its head records. An error means the backplane did not answer,
+// which says nothing of the stream: the client should retry, not be told
+// it names no stream.
+func (n *Node) Find(ctx context.Context, src *Source) (bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
-	_, _, err := n.cfg.Backplane.Events(ctx, session, stream, ^uint64(0))
+	head, err := n.cfg.Backplane.Head(ctx, src.Session, src.ID)
 	switch {
-	case err == nil:
-		return true, nil
 	case errors.Is(err, backplane.ErrNotFound):
 		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("stream %s of session %s: %w", src.ID, src.Session, err)
 	}
-	return false, fmt.Errorf("stream %s of session %s: %w", stream, session, err)
+	src.answers = nil
+	if head.Seq == 0 && len(head.Data) > 0 {
+		_ = json.Unmarshal(head.Data, &src.answers)
+	}
+	return true, nil
+}
+
+// Gone reports whether node, which produces streams that this node
+// tails, is gone: its lease ended. A node whose lease the backplane does
+// not answer for is taken to live.
+func (n *Node) Gone(ctx context.Context, node string) bool {
+	if node == "" || n.cfg.Alive == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	alive, err := n.cfg.Alive(ctx, node)
+	return err == nil && !alive
 }
 
 // tailPoll is how often a remote tail looks for new events even without a
@@ -95,8 +131,10 @@ const tailPoll = time.Second
 // Tail serves a resumed stream that another node produces: the buffered
 // events after `after`, then new ones as that node appends them, until
 // the stream's last event, the client leaving or done closing (the
-// session ended). A backplane error ends it; the client retries.
-func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream string, after uint64, done <-chan struct{}) {
+// session ended). A backplane error ends it; the client retries. While it
+// waits it watches the producer (see Source.Node).
+func (n *Node) Tail(w http.ResponseWriter, req *http.Request, src Source, after uint64, done <-chan struct{}) {
+	session, stream := src.Session, src.ID
 	key := session + "/" + stream
 	wake := n.wakes.add(key)
 	defer n.wakes.remove(key, wake)
@@ -105,6 +143,7 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 	defer ticker.Stop()
 	keepAlive := time.NewTicker(max(n.cfg.KeepAlive, time.Second))
 	defer keepAlive.Stop()
+	gone := 0 // polls in a row that found the producer gone
 	for {
 		ctx, cancel := context.WithTimeout(req.Context(), CallTimeout)
 		evs, lost, err := n.cfg.Backplane.Events(ctx, session, stream, after)
@@ -137,6 +176,17 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 		select {
 		case <-wake:
 		case <-ticker.C:
+			if len(evs) > 0 || !n.Gone(req.Context(), src.Node) {
+				gone = 0
+				break
+			}
+			if gone++; gone < goneTicks {
+				break
+			}
+			if src.Standalone {
+				return // the client reconnects, and the stream moves over
+			}
+			n.endOrphan(req.Context(), src)
 		case <-keepAlive.C:
 			if sw.Comment("keep-alive") != nil {
 				return
@@ -149,11 +199,108 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, session, stream st
 	}
 }
 
+// goneTicks is how many polls in a row must find a stream's producer
+// gone before a tail acts on it: a live node renews its lease every
+// second, so one whose lease the backplane lost (a Redis restarted
+// without persistence, a failover that lost the last writes) has it back
+// by then.
+const goneTicks = 3
+
+// orphanHold is how long the node that ends an orphaned stream holds it:
+// if that node dies too, another one ends it after this.
+const orphanHold = 30 * time.Second
+
+// endOrphan ends a POST answer's stream whose producer is gone and whose
+// requests its lease had not recorded yet (it died within a moment of
+// starting them), so that nobody took them over: one of the nodes that
+// tail it appends the error, which every resume of it then sees.
+func (n *Node) endOrphan(ctx context.Context, src Source) {
+	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
+	defer cancel()
+	got, err := n.cfg.Backplane.Claim(ctx, "orphan:"+src.Session+"/"+src.ID, orphanHold)
+	if err != nil || !got {
+		return // another node ends it; the tail sees its end
+	}
+	ids := src.answers
+	if len(ids) == 0 {
+		ids = []json.RawMessage{json.RawMessage("null")} // its head is gone: JSON-RPC's unknown id
+	}
+	reason := fmt.Sprintf("the server node that ran it (%s) stopped: its lease on the backplane ended", src.Node)
+	if err := n.End(ctx, src.Session, src.ID, ids, reason); err != nil {
+		n.cfg.Log.Warn().Err(err).Str("session", src.Session).Str("stream", src.ID).Msg("specter: ending the stream of a node that stopped")
+	}
+}
+
+// Down is the reason, in an error's data, of a request whose node died.
+const Down = "down"
+
+// End ends the stream of a dead node's requests: an error response for
+// each request id it has not answered, the last completing it, unless it
+// completed already; the nodes that tail it are woken.
+func (n *Node) End(ctx context.Context, session, stream string, ids []json.RawMessage, reason string) error {
+	evs, _, err := n.cfg.Backplane.Events(ctx, session, stream, 0)
+	if err != nil && !errors.Is(err, backplane.ErrNotFound) {
+		return err
+	}
+	var seq uint64
+	if k := len(evs); k > 0 {
+		if evs[k-1].Last {
+			return nil // it completed before the node died
+		}
+		seq = evs[k-1].Seq
+	}
+	ids = unanswered(ids, evs)
+	if len(ids) == 0 {
+		// Every request was answered, but the end was not recorded.
+		ev := backplane.Event{Seq: seq + 1, Last: true}
+		if err := n.cfg.Backplane.Append(ctx, session, stream, ev, n.cfg.BufferBytes); err != nil {
+			return err
+		}
+	}
+	for i, id := range ids {
+		je := jsonrpc.Errorf(jsonrpc.CodeInternalError, "Internal error: %s before it answered; the request may or may not have taken effect", reason).
+			WithData(map[string]string{"reason": Down})
+		ev := backplane.Event{Seq: seq + uint64(i) + 1, Data: jsonrpc.AppendError(nil, jsonrpc.ID(id), je), Last: i == len(ids)-1}
+		if err := n.cfg.Backplane.Append(ctx, session, stream, ev, n.cfg.BufferBytes); err != nil {
+			return err
+		}
+	}
+	if n.cfg.Publish != nil {
+		n.cfg.Publish(&backplane.Message{Kind: backplane.KindWake, Session: session, Stream: stream})
+	}
+	return nil
+}
+
+// unanswered returns the ids that no response among evs answers: of a
+// batch, some may have been answered before the node died.
+func unanswered(ids []json.RawMessage, evs []backplane.Event) []json.RawMessage {
+	if len(ids) < 2 {
+		return ids
+	}
+	answered := map[string]bool{}
+	for _, ev := range evs {
+		var m jsonrpc.Message
+		if json.Unmarshal(ev.Data, &m) == nil && (m.Kind() == jsonrpc.KindResponse || m.Kind() == jsonrpc.KindErrorResponse) {
+			answered[m.ID.Key()] = true
+		}
+	}
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !answered[jsonrpc.ID(id).Key()] {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
 // lostNotice tells a resuming client that messages of its stream are
 // gone, and why, rather than leaving a silent gap.
 func (n *Node) lostNotice(why loss) []byte {
 	text := "messages of this stream were lost: the session storage did not take them; the answer may be incomplete"
-	if why == dropped {
+	switch why {
+	case movedOver:
+		text = "messages of this stream may have been lost: the server node that held it stopped, and it goes on from this node; what was sent while no node held it did not reach you"
+	case dropped:
 		text = fmt.Sprintf("messages of this stream were dropped: they exceeded the session's buffer of %d bytes; the answer may be incomplete", n.cfg.BufferBytes)
 	}
 	p, _ := json.Marshal(&mcp.LoggingMessageParams{Level: mcp.LevelError, Logger: "specter", Data: text})
@@ -170,6 +317,9 @@ const (
 	// without holes): the backplane did not take them while their
 	// producer went on
 	missing
+	// sent to a GET stream after its node died, before the client moved
+	// over to another node's
+	movedOver
 )
 
 func eventID(stream string, seq uint64) string { return stream + "_" + strconv.FormatUint(seq, 10) }

@@ -16,6 +16,7 @@
 package stream
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ import (
 	"time"
 
 	"github.com/specter-mcp/specter/backplane"
+	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/sse"
 )
 
@@ -63,6 +65,10 @@ type Options struct {
 	// Orphaned runs when the stream completes after its client left
 	// before the answer was decided: nobody can ask for it any more.
 	Orphaned func(*Stream)
+	// Requests are the messages of the POST; the ids of its requests go
+	// in the stream's head (see Source), so that the requests are ended
+	// with an error if this node dies, even before its lease records them.
+	Requests []*jsonrpc.Message
 }
 
 // Stream is one response stream. Its methods are safe for concurrent use.
@@ -257,6 +263,7 @@ func (s *Stream) append(data []byte, response bool, timeout time.Duration) (orph
 // Called with s.mu held.
 func (s *Stream) finish() bool {
 	s.complete = true
+	s.opts.Requests = nil
 	if s.done != nil {
 		close(s.done)
 	}
@@ -281,6 +288,27 @@ func (s *Stream) persist(ev event, last bool) {
 	}
 }
 
+// head is what a POST answer's stream records in its marker, which no
+// client is sent: the JSON array of the ids of the requests it answers.
+func (s *Stream) head() []byte {
+	var b []byte
+	for _, m := range s.opts.Requests {
+		if m.Kind() != jsonrpc.KindRequest {
+			continue
+		}
+		if b == nil {
+			b = append(b, '[')
+		} else {
+			b = append(b, ',')
+		}
+		b = append(b, m.ID...)
+	}
+	if b == nil {
+		return nil
+	}
+	return append(b, ']')
+}
+
 // startStream turns an undecided answer into an event stream and writes
 // what was kept so far. Called with s.mu held.
 func (s *Stream) startStream() {
@@ -289,9 +317,11 @@ func (s *Stream) startStream() {
 	s.rw = nil
 	if s.ids {
 		// A marker at seq 0 makes the stream known to every node from
-		// the first event id the client may hold.
-		s.persist(event{}, false)
+		// the first event id the client may hold, and records what the
+		// stream answers.
+		s.persist(event{data: s.head()}, false)
 	}
+	s.opts.Requests = nil
 	s.prime(0)
 	complete := s.pending <= 0 && !s.opts.Standalone
 	for i, ev := range s.events {
@@ -334,26 +364,9 @@ func (s *Stream) replay(after uint64) bool {
 	}
 	lost := false
 	if s.buffered {
-		ctx, cancel := s.n.Context()
-		defer cancel()
-		var evs []backplane.Event
-		var err error
-		evs, lost, err = s.n.cfg.Backplane.Events(ctx, s.opts.Session, s.opts.ID, after)
-		if err != nil {
-			s.n.cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer unavailable for a resume")
+		var ok bool
+		if after, lost, _, ok = s.replayBuffer(s.opts.ID, after); !ok {
 			return false
-		}
-		if lost {
-			s.writeRaw(sse.Event{Data: s.n.lostNotice(dropped)})
-		}
-		for _, ev := range evs {
-			if ev.Seq != after+1 && !lost {
-				s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
-			}
-			lost, after = false, ev.Seq
-			if len(ev.Data) > 0 {
-				s.write(event{seq: ev.Seq, data: ev.Data})
-			}
 		}
 	}
 	if after < s.seq && !lost {
@@ -361,6 +374,61 @@ func (s *Stream) replay(after uint64) bool {
 		// backplane was down, or lost the session's data): the client
 		// is told before the messages that come live.
 		s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
+	}
+	return true
+}
+
+// replayBuffer writes the events of stream id buffered after seq, with
+// notices of those that are gone. last is the seq of the last event
+// written (after, for none) and lost whether a notice of lost events
+// followed it. found is false for a stream the backplane does not hold;
+// ok is false when it did not answer. Called with s.mu held.
+func (s *Stream) replayBuffer(id string, after uint64) (last uint64, lost, found, ok bool) {
+	ctx, cancel := s.n.Context()
+	defer cancel()
+	evs, lost, err := s.n.cfg.Backplane.Events(ctx, s.opts.Session, id, after)
+	if errors.Is(err, backplane.ErrNotFound) && id != s.opts.ID {
+		return after, false, false, true
+	}
+	if err != nil {
+		s.n.cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer unavailable for a resume")
+		return after, false, false, false
+	}
+	if lost {
+		s.writeRaw(sse.Event{Data: s.n.lostNotice(dropped)})
+	}
+	for _, ev := range evs {
+		if ev.Seq != after+1 && !lost {
+			s.writeRaw(sse.Event{Data: s.n.lostNotice(missing)})
+		}
+		lost, after = false, ev.Seq
+		switch {
+		case len(ev.Data) == 0:
+		case id == s.opts.ID:
+			s.write(event{seq: ev.Seq, data: ev.Data})
+		default:
+			s.writeRaw(sse.Event{ID: eventID(id, ev.Seq), Data: ev.Data})
+		}
+	}
+	return after, lost, true, true
+}
+
+// replayMoved writes what a connection that moves over from a dead
+// node's GET stream missed there: its buffered events after the client's
+// last, with their ids, then a notice that what was sent while no node
+// held the stream may be lost. It reports false when the backplane did
+// not answer, as replay does. Called with s.mu held.
+func (s *Stream) replayMoved(from *moved) bool {
+	if from == nil {
+		return true
+	}
+	_, _, found, ok := s.replayBuffer(from.id, from.after)
+	if !ok {
+		return false
+	}
+	s.writeRaw(sse.Event{Data: s.n.lostNotice(movedOver)})
+	if found && s.w != nil {
+		s.n.DropLater(s.opts.Session, from.id)
 	}
 	return true
 }

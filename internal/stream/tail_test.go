@@ -61,13 +61,13 @@ func TestTailFollowsAStreamAnotherNodeProduces(t *testing.T) {
 	s.Await(rec, req, gen, false)
 
 	// The client resumes on node b, which follows what a appends.
-	if ok, err := b.Exists(t.Context(), "s1", "p1"); !ok || err != nil {
+	if ok, err := b.Find(t.Context(), &stream.Source{Session: "s1", ID: "p1"}); !ok || err != nil {
 		t.Fatal("node b does not see the stream")
 	}
 	following := make(chan struct{})
 	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
 		close(following)
-		b.Tail(w, r, "s1", "p1", 1, nil)
+		b.Tail(w, r, stream.Source{Session: "s1", ID: "p1"}, 1, nil)
 	})
 	res := get(t, t.Context(), url)
 	<-following
@@ -80,20 +80,20 @@ func TestTailFollowsAStreamAnotherNodeProduces(t *testing.T) {
 	}
 }
 
-// TestExistsTellsAnOutageFromAbsence: a stream the backplane cannot be
+// TestFindTellsAnOutageFromAbsence: a stream the backplane cannot be
 // asked about is an error, which the router answers 503 "retry", not
 // "absent", which it answers 400 "names no stream".
-func TestExistsTellsAnOutageFromAbsence(t *testing.T) {
+func TestFindTellsAnOutageFromAbsence(t *testing.T) {
 	redis := redistest.Start(t)
 	n, bp := redisNode(t, redis.URL)
 	if err := bp.CreateSession(t.Context(), &backplane.Session{ID: "s1"}, time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	if ok, err := n.Exists(t.Context(), "s1", "nope"); ok || err != nil {
+	if ok, err := n.Find(t.Context(), &stream.Source{Session: "s1", ID: "nope"}); ok || err != nil {
 		t.Fatalf("absent stream: %v %v", ok, err)
 	}
 	redis.Stop()
-	if ok, err := n.Exists(t.Context(), "s1", "nope"); ok || err == nil {
+	if ok, err := n.Find(t.Context(), &stream.Source{Session: "s1", ID: "nope"}); ok || err == nil {
 		t.Fatalf("Redis down: %v %v, want an error", ok, err)
 	}
 }
@@ -114,7 +114,9 @@ func TestTailReportsAHole(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	url := serve(t, func(w http.ResponseWriter, r *http.Request) { n.Tail(w, r, "s1", "p1", 0, nil) })
+	url := serve(t, func(w http.ResponseWriter, r *http.Request) {
+		n.Tail(w, r, stream.Source{Session: "s1", ID: "p1"}, 0, nil)
+	})
 	er := mcptest.NewEventReader(get(t, ctx, url).Body)
 	expect(t, er, "p1_1 "+notif)
 	if ev := next(t, er); ev.ID != "" || !strings.Contains(ev.Data, "were lost") {

@@ -192,7 +192,7 @@ func (t *Transport[C]) servePost(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	}
-	ob := sess.NewStream(requests, batch)
+	ob := sess.NewStream(msgs, requests, batch)
 	gen := ob.AttachPOST(w)
 	sess.Enter()
 	defer sess.Leave()
