@@ -47,12 +47,13 @@ type Session struct {
 	release   func()               // gives back the creator's share of its per-caller limit; nil when created elsewhere
 	drop      func(*stream.Stream) // DropStream, bound once rather than per stream
 
-	lastActive atomic.Int64 // unix nanoseconds, of this node's last use
-	extended   atomic.Int64 // unix nanoseconds, of the use the shared record was last extended for
-	due        atomic.Int64 // unix nanoseconds, of the next idle check; 0: not watched
-	busy       atomic.Int32 // attached connections and running requests here
-	logLevel   atomic.Int32 // mcp severity
-	access     atomic.Value // connect's decisions from the latest request, for notifications
+	lastActive atomic.Int64  // unix nanoseconds, of this node's last use
+	extended   atomic.Int64  // unix nanoseconds, of the use the shared record was last extended for
+	rev        atomic.Uint64 // the shared record's revision this node's copy is of
+	due        atomic.Int64  // unix nanoseconds, of the next idle check; 0: not watched
+	busy       atomic.Int32  // attached connections and running requests here
+	logLevel   atomic.Int32  // mcp severity
+	access     atomic.Value  // connect's decisions from the latest request, for notifications
 
 	mu        sync.Mutex
 	ended     bool
@@ -144,6 +145,7 @@ func (s *Session) Refresh(rec *backplane.Session) {
 	if len(rec.Subscriptions)+len(rec.Topics) > 0 {
 		s.lists = &[2][]string{rec.Subscriptions, rec.Topics}
 	}
+	s.rev.Store(rec.Revision)
 	s.mu.Unlock()
 }
 
