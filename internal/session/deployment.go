@@ -88,10 +88,16 @@ func (c *Cluster) Admit(ctx context.Context, s *Session, msgs []*jsonrpc.Message
 }
 
 // End ends a session for every node: its record goes, every node drops
-// its live state, and Ended runs here once.
+// its live state, and Ended runs here once. On a shared backplane this
+// node's copy is read back first, so that the hooks see the subscriptions
+// and data that other nodes added while no request here checked the
+// copy's revision.
 func (c *Cluster) End(s *Session, reason string) error {
 	ctx, cancel := c.cfg.Streams.Context()
 	defer cancel()
+	if !c.cfg.Local {
+		_ = s.reload(ctx) // what it has otherwise
+	}
 	existed, err := c.cfg.Backplane.DeleteSession(ctx, s.ID())
 	if err != nil {
 		return err

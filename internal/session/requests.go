@@ -121,8 +121,7 @@ func (s *Session) End(id jsonrpc.ID) (cancelled bool) {
 		if s.ended {
 			giveBack = true
 		} else {
-			a := s.admission()
-			a.released = append(a.released, key)
+			s.admission().ended(key)
 		}
 	}
 	s.mu.Unlock()
@@ -175,7 +174,7 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 	extend := !s.extendedWithin(s.t.extendEvery())
 	var release []string
 	if extend || len(a.released) >= maxPending {
-		release, a.released = a.released, nil
+		release = a.drain()
 	}
 	s.mu.Unlock()
 	if requests == 0 && len(release) == 0 && s.extendedWithin(s.t.cfg.Timeout/10) {
@@ -192,8 +191,9 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 	)
 	if extend {
 		var rec *backplane.Session
+		before := s.changeCount()
 		if rec, got, err = s.t.cfg.Backplane.Admit(ctx, s.id, s.t.cfg.Timeout, claims, release); err == nil {
-			s.Refresh(rec)
+			s.refresh(rec, before)
 			now := time.Now().UnixNano()
 			s.lastActive.Store(now)
 			s.extended.Store(now)
@@ -205,10 +205,7 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 			if rev != s.rev.Load() {
 				// Another node changed the session; its messages saying
 				// how may not have arrived yet.
-				var rec *backplane.Session
-				if rec, err = s.t.cfg.Backplane.LoadSession(ctx, s.id); err == nil {
-					s.Refresh(rec)
-				}
+				err = s.reload(ctx)
 			}
 			s.Touch()
 		}
@@ -217,11 +214,11 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 	defer s.mu.Unlock()
 	if err != nil {
 		// The requests are refused: what they took or left goes back.
-		a.released = append(a.released, release...)
-		a.released = append(a.released, reclaimed...)
+		a.ended(release...)
+		a.ended(reclaimed...)
 		for i, k := range claims {
 			if i < len(got) && got[i] {
-				a.released = append(a.released, k)
+				a.ended(k)
 			}
 		}
 		for _, k := range reclaimed {
@@ -232,6 +229,22 @@ func (s *Session) Admit(ctx context.Context, msgs []*jsonrpc.Message) error {
 	for i, k := range claims {
 		if got[i] {
 			a.take(k)
+		}
+	}
+	return nil
+}
+
+// reload reads the record back and takes it (see refresh), trying again
+// a few times while changes come in meanwhile.
+func (s *Session) reload(ctx context.Context) error {
+	for range 3 {
+		before := s.changeCount()
+		rec, err := s.t.cfg.Backplane.LoadSession(ctx, s.id)
+		if err != nil {
+			return err
+		}
+		if s.refresh(rec, before) {
+			return nil
 		}
 	}
 	return nil
@@ -266,7 +279,7 @@ func (s *Session) Unclaim(msgs []*jsonrpc.Message) {
 	for _, m := range msgs {
 		if _, ok := a.claimed[m.ID.Key()]; ok && m.Kind() == jsonrpc.KindRequest {
 			delete(a.claimed, m.ID.Key())
-			a.released = append(a.released, m.ID.Key())
+			a.ended(m.ID.Key())
 		}
 	}
 }
@@ -332,7 +345,7 @@ func (s *Session) extendedWithin(d time.Duration) bool {
 // a session on an in-process backplane has none.
 type admission struct {
 	claimed  map[string]struct{} // request ids Admit claimed, not begun yet
-	released []string            // ids of requests ended here, still claimed, for Admit to give back
+	released map[string]struct{} // ids of requests ended here, still claimed, for Admit to give back
 }
 
 // maxPending is how many claims of ended requests a session keeps before
@@ -347,15 +360,34 @@ func (a *admission) take(key string) {
 	a.claimed[key] = struct{}{}
 }
 
+// ended notes that the requests of keys ended, their claims still held.
+func (a *admission) ended(keys ...string) {
+	if a.released == nil && len(keys) > 0 {
+		a.released = map[string]struct{}{}
+	}
+	for _, k := range keys {
+		a.released[k] = struct{}{}
+	}
+}
+
+// drain returns the claims to give back and forgets them.
+func (a *admission) drain() []string {
+	if len(a.released) == 0 {
+		return nil
+	}
+	keys := slices.Collect(maps.Keys(a.released))
+	a.released = nil
+	return keys
+}
+
 // reuse takes the claim of an ended request of id key, which this node
 // still holds, off the ids to give back, and reports whether there was
 // one.
 func (a *admission) reuse(key string) bool {
-	i := slices.Index(a.released, key)
-	if i < 0 {
+	if _, ok := a.released[key]; !ok {
 		return false
 	}
-	a.released = slices.Delete(a.released, i, i+1)
+	delete(a.released, key)
 	return true
 }
 
@@ -395,7 +427,7 @@ func (s *Session) letGo() bool {
 	s.mu.Lock()
 	var keys []string
 	if s.adm != nil {
-		keys = append(s.adm.released, slices.Collect(maps.Keys(s.adm.claimed))...)
+		keys = append(s.adm.drain(), slices.Collect(maps.Keys(s.adm.claimed))...)
 		s.adm = nil
 	}
 	s.mu.Unlock()

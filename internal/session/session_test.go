@@ -547,3 +547,68 @@ func TestSteadyRequestsOnlyClaim(t *testing.T) {
 		t.Fatalf("after another node's change: level %s", s.Level())
 	}
 }
+
+// lateChange is a shared backplane on which, while the first record read
+// back is on its way, another node subscribes the session to a resource
+// and says so: the record read predates the change, its message does not.
+type lateChange struct {
+	backplane.Backplane
+	tab  *session.Table
+	done bool
+}
+
+func (l *lateChange) change(ctx context.Context, id string) {
+	if l.done {
+		return
+	}
+	l.done = true
+	if err := l.Backplane.SetMember(ctx, id, backplane.FieldSubscriptions, "file:///late", true, 0); err != nil {
+		panic(err)
+	}
+	l.tab.Receive(&backplane.Message{Kind: backplane.KindMember, Session: id, Method: backplane.FieldSubscriptions,
+		URI: "file:///late", Data: json.RawMessage("true")})
+}
+
+func (l *lateChange) LoadSession(ctx context.Context, id string) (*backplane.Session, error) {
+	rec, err := l.Backplane.LoadSession(ctx, id)
+	l.change(ctx, id)
+	return rec, err
+}
+
+func (l *lateChange) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
+	rec, got, err := l.Backplane.Admit(ctx, id, ttl, claims, release)
+	l.change(ctx, id)
+	return rec, got, err
+}
+
+// TestChangeDuringReadBackIsKept: a change another node tells of while
+// this node reads the record back is not undone by the record, which
+// predates it; the next request reads the record again.
+func TestChangeDuringReadBackIsKept(t *testing.T) {
+	bp := &lateChange{Backplane: backplane.NewMemory()}
+	t.Cleanup(func() { _ = bp.Close() })
+	streams := stream.NewNode(stream.Config{Backplane: bp, BufferBytes: 1 << 20, WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
+	bp.tab = session.NewTable(session.Config{Backplane: bp, Streams: streams, Timeout: time.Hour, Node: "n1", Log: zerolog.Nop(),
+		Publish: func(*backplane.Message) {}})
+	s, err := bp.tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	// Another node's change makes this node read the record back.
+	if err := bp.Backplane.SetField(t.Context(), s.ID(), backplane.FieldLogLevel, json.RawMessage(`4`)); err != nil {
+		t.Fatal(err)
+	}
+	for id := range int64(2) {
+		m := &jsonrpc.Message{ID: jsonrpc.IntID(id), Method: "tools/call"}
+		if err := s.Admit(t.Context(), []*jsonrpc.Message{m}); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Subscribed("file:///late") {
+			t.Fatalf("request %d: the change told while the record was read back was lost", id)
+		}
+	}
+	if s.Level() != mcp.LevelError {
+		t.Fatalf("level %s, want the one another node set before", s.Level())
+	}
+}
