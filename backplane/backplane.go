@@ -92,7 +92,9 @@ type Backplane interface {
 	// revision, by which the caller knows whether its copy is current. It
 	// neither extends the session's life nor reads the session back, so
 	// that it costs a remote backplane little. A session that does not
-	// exist is ErrNotFound, and nothing is claimed.
+	// exist is ErrNotFound, and nothing is claimed. A node calls Admit
+	// when a session's life is due to be extended, about once a second,
+	// and ClaimRequests for the session's requests in between.
 	ClaimRequests(ctx context.Context, id string, claims, release []string) (revision uint64, got []bool, err error)
 
 	// Publish sends a message to every node, this one included.
