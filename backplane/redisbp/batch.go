@@ -103,6 +103,6 @@ func (q *batch) script(ctx context.Context, client redis.UniversalClient, s *red
 // follows only a few times without waiting, or not at all, while a
 // command alone waits it out with the client's retries.
 func alone(err error) bool {
-	return redis.HasErrorPrefix(err, "TRYAGAIN") || redis.HasErrorPrefix(err, "MOVED") ||
+	return err != nil && redis.HasErrorPrefix(err, "TRYAGAIN") || redis.HasErrorPrefix(err, "MOVED") ||
 		redis.HasErrorPrefix(err, "ASK") || redis.HasErrorPrefix(err, "CLUSTERDOWN")
 }

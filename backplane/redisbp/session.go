@@ -405,7 +405,6 @@ func (b *Backplane) ClaimRequests(ctx context.Context, id string, claims, releas
 	}
 	ended := false // the marker of a deleted session
 	got := make([]bool, len(claims))
-	var strays []string
 	for i, c := range sets {
 		ok, err := c.Result()
 		switch {
@@ -414,10 +413,8 @@ func (b *Backplane) ClaimRequests(ctx context.Context, id string, claims, releas
 		case err != nil:
 			b.failed(err)
 			return 0, nil, fmt.Errorf("redisbp: claim requests: %w", err)
-		case ok:
-			got[i] = true
-			strays = append(strays, claims[i])
 		}
+		got[i] = ok
 	}
 	if del != nil {
 		if err := del.Err(); isWrongType(err) {
@@ -432,6 +429,12 @@ func (b *Backplane) ClaimRequests(ctx context.Context, id string, claims, releas
 	case ended:
 		return 0, nil, backplane.ErrNotFound
 	case errors.Is(err, redis.Nil):
+		var strays []string // claims that created the hash anew, or claims in an old session
+		for i, ok := range got {
+			if ok {
+				strays = append(strays, claims[i])
+			}
+		}
 		rec, got, err := b.admit(ctx, id, -1, claims, strays)
 		if err != nil {
 			return 0, nil, err
