@@ -91,6 +91,17 @@ type Backplane interface {
 	// now. A session that does not exist is ErrNotFound, and nothing is
 	// claimed. Request keys belong to the session and go with it.
 	Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*Session, []bool, error)
+	// ClaimRequests is Admit for a caller that holds a copy of the session
+	// already, at some Revision: it gives back the request keys in
+	// release, then, if the session exists, claims each request key of
+	// claims (reporting, in order, which it got) and returns the session's
+	// revision, by which the caller knows whether its copy is current. It
+	// neither extends the session's life nor reads the session back, so
+	// that it costs a remote backplane little. A session that does not
+	// exist is ErrNotFound, and nothing is claimed. A node calls Admit
+	// when a session's life is due to be extended, about once a second,
+	// and ClaimRequests for the session's requests in between.
+	ClaimRequests(ctx context.Context, id string, claims, release []string) (revision uint64, got []bool, err error)
 
 	// Publish sends a message to every node, this one included.
 	Publish(ctx context.Context, m *Message) error
@@ -141,6 +152,10 @@ type Session struct {
 	Topics        []string                   `json:"topics,omitempty"` // application topics (router Publish)
 	Data          map[string]json.RawMessage `json:"data,omitempty"`
 	Created       time.Time                  `json:"created"`
+	// Revision grows with every change of the fields (SetField, and a
+	// SetMember that changes a set): a copy of the session is current
+	// while the revision is the same. CreateSession stores revision 0.
+	Revision uint64 `json:"revision,omitempty"`
 }
 
 // Fields of a session: FieldLogLevel and data keys are set with

@@ -121,6 +121,7 @@ func expiry(now time.Time, ttl time.Duration) time.Time {
 func (m *Memory) CreateSession(_ context.Context, s *Session, ttl time.Duration) error {
 	c := *s
 	c.Data = copyData(s.Data)
+	c.Revision = 0
 	ms := &memSession{s: c, expires: expiry(m.now(), ttl)}
 	sh := m.shard(s.ID)
 	defer sh.mu.Unlock()
@@ -179,7 +180,11 @@ func (m *Memory) SetField(_ context.Context, id, field string, value json.RawMes
 	if ms == nil {
 		return ErrNotFound
 	}
-	return applyField(&ms.s, field, value)
+	if err := applyField(&ms.s, field, value); err != nil {
+		return err
+	}
+	ms.s.Revision++
+	return nil
 }
 
 // SetMember implements Backplane.
@@ -204,11 +209,13 @@ func (m *Memory) SetMember(_ context.Context, id, field, member string, on bool,
 	case !on && i >= 0:
 		*set = slices.Delete(*set, i, i+1)
 	case !on, i >= 0:
+		return nil // no change
 	case limit > 0 && len(*set) >= limit:
 		return ErrTooMany
 	default:
 		*set = append(*set, member)
 	}
+	ms.s.Revision++
 	return nil
 }
 
@@ -416,10 +423,27 @@ func (m *Memory) Admit(_ context.Context, id string, ttl time.Duration, claims, 
 	if ms == nil {
 		return nil, nil, ErrNotFound
 	}
+	ms.expires = expiry(m.now(), ttl)
+	return ms.copy(), ms.claim(claims, release), nil
+}
+
+// ClaimRequests implements Backplane.
+func (m *Memory) ClaimRequests(_ context.Context, id string, claims, release []string) (uint64, []bool, error) {
+	sh := m.shard(id)
+	defer sh.mu.Unlock()
+	ms := m.live(sh, id)
+	if ms == nil {
+		return 0, nil, ErrNotFound
+	}
+	return ms.s.Revision, ms.claim(claims, release), nil
+}
+
+// claim gives back the request keys of release and claims those of
+// claims, reporting which it got; the shard is locked.
+func (ms *memSession) claim(claims, release []string) []bool {
 	for _, k := range release {
 		delete(ms.requests, k)
 	}
-	ms.expires = expiry(m.now(), ttl)
 	got := make([]bool, len(claims))
 	for i, k := range claims {
 		if _, held := ms.requests[k]; !held {
@@ -430,7 +454,7 @@ func (m *Memory) Admit(_ context.Context, id string, ttl time.Duration, claims, 
 			got[i] = true
 		}
 	}
-	return ms.copy(), got, nil
+	return got
 }
 
 // Publish implements Backplane: subscribers of this process get m at once.

@@ -104,6 +104,11 @@ func (c *countingBackplane) Admit(ctx context.Context, id string, ttl time.Durat
 	return s, got, c.count("admit", err)
 }
 
+func (c *countingBackplane) ClaimRequests(ctx context.Context, id string, claims, release []string) (uint64, []bool, error) {
+	rev, got, err := c.bp.ClaimRequests(ctx, id, claims, release)
+	return rev, got, c.count("claim_requests", err)
+}
+
 func (c *countingBackplane) Publish(ctx context.Context, m *backplane.Message) error {
 	return c.count("publish", c.bp.Publish(ctx, m))
 }

@@ -180,6 +180,64 @@ func Run(t *testing.T, newBP func(t *testing.T) (node1, node2 backplane.Backplan
 			t.Fatal("a request key outlived its session")
 		}
 	})
+	t.Run("claim requests", func(t *testing.T) {
+		a, b := newBP(t)
+		if _, _, err := a.ClaimRequests(ctx, "nope", []string{"1"}, nil); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("claim in an unknown session: %v", err)
+		}
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "cr"}, time.Minute))
+		rev, got, err := a.ClaimRequests(ctx, "cr", []string{"1", "2"}, nil)
+		if err != nil || rev != 0 || !slices.Equal(got, []bool{true, true}) {
+			t.Fatalf("first claims: rev %d %v %v, want rev 0 [true true]", rev, got, err)
+		}
+		// Keys are held across nodes, and across Admit and ClaimRequests.
+		if _, got, _ := b.Admit(ctx, "cr", time.Minute, []string{"1"}, nil); got[0] {
+			t.Fatal("Admit got a key ClaimRequests holds")
+		}
+		if _, got, _ := b.ClaimRequests(ctx, "cr", []string{"2", "3"}, []string{"1"}); !slices.Equal(got, []bool{false, true}) {
+			t.Fatalf("claims from the other node: %v, want [false true]", got)
+		}
+		if _, got, _ := a.ClaimRequests(ctx, "cr", []string{"1"}, nil); !got[0] {
+			t.Fatal("a key released by ClaimRequests is not claimable")
+		}
+		// Each change of a field makes the revision larger; a change
+		// that changes nothing need not, and a read never does.
+		last := rev
+		for i, change := range []func() error{
+			func() error { return b.SetField(ctx, "cr", backplane.FieldLogLevel, json.RawMessage(`3`)) },
+			func() error { return b.SetField(ctx, "cr", backplane.DataField("k"), json.RawMessage(`"v"`)) },
+			func() error { return a.SetMember(ctx, "cr", backplane.FieldSubscriptions, "a://x", true, 0) },
+			func() error { return a.SetMember(ctx, "cr", backplane.FieldTopics, "t", true, 0) },
+			func() error { return b.SetMember(ctx, "cr", backplane.FieldSubscriptions, "a://x", false, 0) },
+		} {
+			must(t, change())
+			rev, _, err := a.ClaimRequests(ctx, "cr", nil, nil)
+			if err != nil || rev <= last {
+				t.Fatalf("change %d: revision %d after %d: %v", i, rev, last, err)
+			}
+			rec, err := b.LoadSession(ctx, "cr")
+			if err != nil || rec.Revision != rev {
+				t.Fatalf("change %d: the record loads at revision %d, ClaimRequests says %d: %v", i, rec.Revision, rev, err)
+			}
+			if rec, _, _ := b.Admit(ctx, "cr", time.Minute, nil, nil); rec.Revision != rev {
+				t.Fatalf("change %d: Admit returns revision %d, ClaimRequests %d", i, rec.Revision, rev)
+			}
+			last = rev
+		}
+		if rev, _, _ := b.ClaimRequests(ctx, "cr", nil, nil); rev != last {
+			t.Fatalf("reads changed the revision from %d to %d", last, rev)
+		}
+		// A deleted session claims nothing, and its keys do not come back
+		// with a new session of the same id.
+		_, _ = b.DeleteSession(ctx, "cr")
+		if _, _, err := a.ClaimRequests(ctx, "cr", []string{"9"}, []string{"1"}); !errors.Is(err, backplane.ErrNotFound) {
+			t.Fatalf("claim in a deleted session: %v", err)
+		}
+		must(t, a.CreateSession(ctx, &backplane.Session{ID: "cr"}, time.Minute))
+		if rev, got, _ := b.ClaimRequests(ctx, "cr", []string{"1", "9"}, nil); rev != 0 || !slices.Equal(got, []bool{true, true}) {
+			t.Fatalf("claims in the new session: rev %d %v, want 0 [true true]", rev, got)
+		}
+	})
 	t.Run("claims", func(t *testing.T) {
 		a, b := newBP(t)
 		ok1, _ := a.Claim(ctx, "k", time.Minute)

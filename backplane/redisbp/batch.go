@@ -7,50 +7,46 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// batch sends the calls of one script that arrive while another is on
-// its way to Redis together, in one pipeline: one write and one read for
-// all of them rather than one each, which is most of what a call costs
-// both ends. A call that finds none in flight goes at once, so a quiet
-// node waits for nothing. No goroutine is kept: the caller that finds
-// the batch idle sends it, and hands the next batch to the first caller
-// that queued meanwhile.
+// batch sends the calls that arrive while another is on its way to Redis
+// together, in one pipeline: one write and one read for all of them
+// rather than one each, which is most of what a call costs both ends. A
+// call that finds none in flight goes at once, so a quiet node waits for
+// nothing. No goroutine is kept: the caller that finds the batch idle
+// sends it, and hands the next batch to the first caller that queued
+// meanwhile.
 type batch struct {
-	script *redis.Script
-
 	mu      sync.Mutex
-	queue   []*scriptCall
+	queue   []*batchCall
 	sending bool
 }
 
-// scriptCall is one script call in a batch.
-type scriptCall struct {
-	keys  []string
-	args  []any
-	reply []any
-	err   error
-	done  chan struct{} // the reply is in, or this call sends the next batch
+// batchCall is one call in a batch.
+type batchCall struct {
+	queue func(context.Context, redis.Pipeliner) // adds the call's commands to the pipeline
+	done  chan struct{}                          // the replies are in, or this call sends the next batch
 	send  bool
 }
 
-// run calls the script with keys and args, together with the calls that
-// queue meanwhile. The pipeline runs apart from ctx's cancellation: it
-// carries others' calls too; the client's timeouts bound it.
-func (q *batch) run(ctx context.Context, client redis.UniversalClient, keys []string, args ...any) ([]any, error) {
-	c := &scriptCall{keys: keys, args: args, done: make(chan struct{}, 1)}
+// run has queue add the call's commands to a pipeline and sends it,
+// together with the calls that queue meanwhile; the replies are in the
+// commands queue made when run returns. The pipeline runs apart from
+// ctx's cancellation: it carries others' calls too; the client's
+// timeouts bound it.
+func (q *batch) run(ctx context.Context, client redis.UniversalClient, queue func(context.Context, redis.Pipeliner)) {
+	c := &batchCall{queue: queue, done: make(chan struct{}, 1)}
 	q.mu.Lock()
 	q.queue = append(q.queue, c)
 	if q.sending {
 		q.mu.Unlock()
 		<-c.done
 		if !c.send {
-			return c.reply, c.err
+			return
 		}
 	} else {
 		q.sending = true
 		q.mu.Unlock()
 	}
 	q.sendQueued(context.WithoutCancel(ctx), client)
-	return c.reply, c.err
 }
 
 // sendQueued sends the queued calls, the sender's own among them, and
@@ -61,28 +57,16 @@ func (q *batch) sendQueued(ctx context.Context, client redis.UniversalClient) {
 	q.queue = nil
 	q.mu.Unlock()
 
-	if len(calls) == 1 {
-		c := calls[0]
-		c.reply, c.err = q.script.Run(ctx, client, c.keys, c.args...).Slice()
-	} else {
-		cmds := make([]*redis.Cmd, len(calls))
-		_, _ = client.Pipelined(ctx, func(p redis.Pipeliner) error {
-			for i, c := range calls {
-				cmds[i] = q.script.EvalSha(ctx, p, c.keys, c.args...)
-			}
-			return nil
-		})
-		for i, c := range calls {
-			c.reply, c.err = cmds[i].Slice()
-			if c.err != nil && redis.HasErrorPrefix(c.err, "NOSCRIPT") {
-				// Redis lost the script (a restart, SCRIPT FLUSH): Run loads it.
-				c.reply, c.err = q.script.Run(ctx, client, c.keys, c.args...).Slice()
-			}
+	// The commands' own errors are in the commands.
+	_, _ = client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, c := range calls {
+			c.queue(ctx, p)
 		}
-	}
+		return nil
+	})
 
 	q.mu.Lock()
-	var next *scriptCall
+	var next *batchCall
 	if len(q.queue) > 0 {
 		next = q.queue[0]
 		next.send = true
@@ -97,4 +81,28 @@ func (q *batch) sendQueued(ctx context.Context, client redis.UniversalClient) {
 	if next != nil {
 		next.done <- struct{}{}
 	}
+}
+
+// script runs s with keys and args in the batch and returns its reply.
+// Should Redis have lost the script (a restart, SCRIPT FLUSH), or should
+// the pipeline give up on it (see alone), it goes again alone, with Run,
+// which loads it and retries as the client does any command.
+func (q *batch) script(ctx context.Context, client redis.UniversalClient, s *redis.Script, keys []string, args ...any) ([]any, error) {
+	var cmd *redis.Cmd
+	q.run(ctx, client, func(ctx context.Context, p redis.Pipeliner) { cmd = s.EvalSha(ctx, p, keys, args...) })
+	reply, err := cmd.Slice()
+	if err != nil && (redis.HasErrorPrefix(err, "NOSCRIPT") || alone(err)) {
+		reply, err = s.Run(ctx, client, keys, args...).Slice()
+	}
+	return reply, err
+}
+
+// alone reports whether a command that failed in a pipeline with err is
+// worth sending again alone: a Cluster's answer while a slot migrates or
+// fails over (TRYAGAIN, MOVED, ASK, CLUSTERDOWN), which a pipeline
+// follows only a few times without waiting, or not at all, while a
+// command alone waits it out with the client's retries.
+func alone(err error) bool {
+	return err != nil && redis.HasErrorPrefix(err, "TRYAGAIN") || redis.HasErrorPrefix(err, "MOVED") ||
+		redis.HasErrorPrefix(err, "ASK") || redis.HasErrorPrefix(err, "CLUSTERDOWN")
 }

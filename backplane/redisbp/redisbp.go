@@ -79,8 +79,7 @@ type Backplane struct {
 	ownClient  bool // New created client, so Close closes it
 	prefix     string
 	channel    string
-	admits     batch // Admit's script calls, pipelined under load
-	touches    touches
+	batch      batch          // Admit's and ClaimRequests's calls, pipelined under load
 	reloaded   atomic.Int64   // unix ns of the last reload of a Cluster's slots
 	background sync.WaitGroup // reloads under way, which Close waits for
 
@@ -230,8 +229,7 @@ func NewFromClient(c redis.UniversalClient, opts ...Option) *Backplane {
 	if o.channel == "" {
 		o.channel = o.prefix + ":bus"
 	}
-	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{},
-		admits: batch{script: admitScript}}
+	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{}}
 }
 
 // Sharing implements backplane.Backplane: every node on the same Redis

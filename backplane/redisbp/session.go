@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,6 +28,7 @@ const (
 	fieldClient       = "client"
 	fieldCapabilities = "capabilities"
 	fieldCreated      = "created"
+	fieldRevision     = "rev" // backplane.Session.Revision, which ClaimRequests reads
 	dataPrefix        = "data:"
 	subscriptionField = "sub:"   // + URI
 	topicField        = "topic:" // + topic
@@ -100,19 +100,37 @@ local function touch(ttl)
 end
 `
 
-// admitScript is Admit: it deletes request keys, and, for a session that
-// exists, touches it (unless ttl is -1), claims request keys and returns
-// the session hash with what it claimed; nil for no session.
+// admitScript is Admit: for a session that exists, it deletes request
+// keys, touches the session (unless ttl is -1), claims request keys and
+// returns the session hash with what it claimed; nil for no session,
+// whose request keys, if a claim left some behind (see ClaimRequests), it
+// deletes. A session stored without a revision (by an older version of
+// this package) gets revision 0.
 // KEYS: all. ARGV: ttl ms (0: none, -1: leave it), number of claims, the
 // claims, the releases.
 var admitScript = redis.NewScript(luaTouch + `
 local n = tonumber(ARGV[2])
+local h = redis.call('HGETALL', KEYS[1])
+if #h == 0 then
+	if #ARGV > 2 + n and redis.call('TYPE', KEYS[2])['ok'] == 'hash' then
+		redis.call('HDEL', KEYS[2], unpack(ARGV, 3 + n))
+	end
+	return false
+end
 if #ARGV > 2 + n then
 	redis.call('HDEL', KEYS[2], unpack(ARGV, 3 + n))
 end
-local h = redis.call('HGETALL', KEYS[1])
-if #h == 0 then
-	return false
+local rev = false
+for i = 1, #h, 2 do
+	if h[i] == 'rev' then
+		rev = true
+		break
+	end
+end
+if not rev then
+	redis.call('HSET', KEYS[1], 'rev', 0)
+	h[#h + 1] = 'rev'
+	h[#h + 1] = '0'
 end
 local got = {}
 for i = 1, n do
@@ -126,20 +144,22 @@ return {h, got}
 `)
 
 // setFieldScript sets a field of a session that exists, without creating
-// a session that expired or was deleted; 0 if it does not exist.
+// a session that expired or was deleted, and counts the change in its
+// revision; 0 if it does not exist.
 // KEYS: session. ARGV: field, value.
 var setFieldScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
 	return 0
 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
 return 1
 `)
 
 // setMemberScript adds a member field of a set of a session that exists,
 // counting it, unless the set holds limit members already (0: no limit),
-// or deletes it; -1 if the session does not exist, 0 for a set at its
-// limit, 1 otherwise.
+// or deletes it; a change counts in the session's revision. It returns -1
+// if the session does not exist, 0 for a set at its limit, 1 otherwise.
 // KEYS: session. ARGV: member field, count field, 1 to add or 0, limit.
 var setMemberScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 0 then
@@ -148,6 +168,7 @@ end
 if ARGV[3] == '0' then
 	if redis.call('HDEL', KEYS[1], ARGV[1]) == 1 then
 		redis.call('HINCRBY', KEYS[1], ARGV[2], -1)
+		redis.call('HINCRBY', KEYS[1], 'rev', 1)
 	end
 	return 1
 end
@@ -160,17 +181,28 @@ if limit > 0 and tonumber(redis.call('HGET', KEYS[1], ARGV[2]) or '0') >= limit 
 end
 redis.call('HSET', KEYS[1], ARGV[1], '')
 redis.call('HINCRBY', KEYS[1], ARGV[2], 1)
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
 return 1
 `)
 
 // deleteScript deletes a session and its streams, returning 1 if the
-// session existed.
-// KEYS: all.
+// session existed. The session's requests key becomes a string for
+// endedTTL, a marker on which ClaimRequests's HSETNX fails rather than
+// creating a hash without a TTL, should it come in just after the
+// session ended.
+// KEYS: all. ARGV: endedTTL in ms.
 var deleteScript = redis.NewScript(`
 local existed = redis.call('DEL', KEYS[1])
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
+if existed == 1 then
+	redis.call('SET', KEYS[2], 'ended', 'PX', ARGV[1])
+end
 return existed
 `)
+
+// endedTTL is how long the marker of a deleted session stays: longer than
+// any claim that set out before the session ended takes to arrive.
+const endedTTL = time.Minute
 
 // millis converts a TTL to the milliseconds the scripts take: 0 for
 // none, and at least 1 for a positive ttl, which must not mean "none".
@@ -194,6 +226,7 @@ func (b *Backplane) CreateSession(ctx context.Context, s *backplane.Session, ttl
 		fieldVersion, s.Version,
 		backplane.FieldLogLevel, strconv.Itoa(s.LogLevel),
 		fieldCreated, created,
+		fieldRevision, 0,
 	}
 	if s.Principal != "" {
 		args = append(args, fieldPrincipal, s.Principal)
@@ -264,6 +297,8 @@ func decodeSession(h map[string]string) (*backplane.Session, error) {
 			s.Topics = append(s.Topics, f[len(topicField):])
 		case f == fieldCreated:
 			err = s.Created.UnmarshalText([]byte(v))
+		case f == fieldRevision:
+			s.Revision, err = strconv.ParseUint(v, 10, 64)
 		case strings.HasPrefix(f, dataPrefix):
 			if s.Data == nil {
 				s.Data = map[string]json.RawMessage{}
@@ -293,80 +328,28 @@ func (b *Backplane) TouchSession(ctx context.Context, id string, ttl time.Durati
 	return nil
 }
 
-// touchEvery is how often Admit extends the life of a busy session: once
-// per session per second at most (or per tenth of its TTL, if shorter),
-// from one node, rather than on every request, which saves Redis four
-// commands per call. A session may so expire up to that much before its
-// TTL after its last request.
-const touchEvery = time.Second
-
-// touches remembers when this node last extended the life of each
-// session, for Admit.
-type touches struct {
-	mu    sync.Mutex
-	last  map[string]time.Time
-	sweep int // sweep the map when it reaches this size
-}
-
-// due reports whether the life of id, whose TTL is ttl, is to be
-// extended now, and notes it.
-func (t *touches) due(id string, ttl time.Duration, now time.Time) bool {
-	every := touchEvery
-	if ttl > 0 {
-		every = min(every, ttl/10)
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if last, ok := t.last[id]; ok && now.Sub(last) < every {
-		return false
-	}
-	if t.last == nil {
-		t.last = map[string]time.Time{}
-	}
-	if len(t.last) >= t.sweep {
-		for k, last := range t.last {
-			if now.Sub(last) >= touchEvery {
-				delete(t.last, k)
-			}
-		}
-		t.sweep = max(1024, 2*len(t.last))
-	}
-	t.last[id] = now
-	return true
-}
-
-// forget makes the next Admit of id extend its life.
-func (t *touches) forget(id string) {
-	t.mu.Lock()
-	delete(t.last, id)
-	t.mu.Unlock()
-}
-
-// Admit implements backplane.Backplane in one script, one round trip. It
-// extends the session's life at most every touchEvery from this node.
+// Admit implements backplane.Backplane in one script, one round trip.
 // Request keys live in the session's hash of requests, on the session's
 // Cluster slot, and expire and go with the session.
 func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
-	k := b.keys(id)
+	return b.admit(ctx, id, millis(ttl), claims, release)
+}
+
+// admit runs admitScript; ttl is in ms, -1 to leave it.
+func (b *Backplane) admit(ctx context.Context, id string, ttl int64, claims, release []string) (*backplane.Session, []bool, error) {
 	args := make([]any, 0, 2+len(claims)+len(release))
-	touch := int64(-1)
-	if b.touches.due(id, ttl, time.Now()) {
-		touch = millis(ttl)
-	}
-	args = append(args, touch, len(claims))
+	args = append(args, ttl, len(claims))
 	for _, c := range claims {
 		args = append(args, c)
 	}
 	for _, r := range release {
 		args = append(args, r)
 	}
-	reply, err := b.admits.run(ctx, b.client, k.all(), args...)
+	reply, err := b.batch.script(ctx, b.client, admitScript, b.keys(id).all(), args...)
 	if errors.Is(err, redis.Nil) {
-		b.touches.forget(id)
 		return nil, nil, backplane.ErrNotFound
 	}
 	if err != nil {
-		b.touches.forget(id) // it may not have happened
 		b.failed(err)
 		return nil, nil, fmt.Errorf("redisbp: admit: %w", err)
 	}
@@ -376,6 +359,101 @@ func (b *Backplane) Admit(ctx context.Context, id string, ttl time.Duration, cla
 	}
 	return rec, got, nil
 }
+
+// ClaimRequests implements backplane.Backplane with plain commands in one
+// round trip, batched with the node's other calls: HDEL of the releases,
+// HGET of the session's revision and HSETNX of each claim, on the
+// session's hash of requests. A live session's hash holds a placeholder
+// field for the session's life, so an HDEL never empties it.
+//
+// The commands are not one atomic step, so the session may end between
+// them. With its revision read, the claims fail on the marker a deleted
+// session leaves (deleteScript): ErrNotFound too. After a session expired
+// they create its hash of requests anew, without a TTL: then the revision
+// is missing, and admitScript, with the claims that succeeded as
+// releases, deletes them, as it deletes the claims that a caller who
+// learnt of the end later gives back. A session stored by an older
+// version of this package, without a revision, takes that way too, which
+// gives it one.
+func (b *Backplane) ClaimRequests(ctx context.Context, id string, claims, release []string) (uint64, []bool, error) {
+	k := b.keys(id)
+	var (
+		del  *redis.IntCmd
+		rev  *redis.StringCmd
+		sets = make([]*redis.BoolCmd, len(claims))
+	)
+	b.batch.run(ctx, b.client, func(ctx context.Context, p redis.Pipeliner) {
+		if len(release) > 0 {
+			del = p.HDel(ctx, k.requests(), release...)
+		}
+		rev = p.HGet(ctx, k.session(), fieldRevision)
+		for i, c := range claims {
+			sets[i] = p.HSetNX(ctx, k.requests(), c, 1)
+		}
+	})
+	// What the pipeline gave up on goes again alone, in order.
+	if del != nil && alone(del.Err()) {
+		del = b.client.HDel(ctx, k.requests(), release...)
+	}
+	if alone(rev.Err()) {
+		rev = b.client.HGet(ctx, k.session(), fieldRevision)
+	}
+	for i, c := range sets {
+		if alone(c.Err()) {
+			sets[i] = b.client.HSetNX(ctx, k.requests(), claims[i], 1)
+		}
+	}
+	ended := false // the marker of a deleted session
+	got := make([]bool, len(claims))
+	for i, c := range sets {
+		ok, err := c.Result()
+		switch {
+		case isWrongType(err):
+			ended = true
+		case err != nil:
+			b.failed(err)
+			return 0, nil, fmt.Errorf("redisbp: claim requests: %w", err)
+		}
+		got[i] = ok
+	}
+	if del != nil {
+		if err := del.Err(); isWrongType(err) {
+			ended = true
+		} else if err != nil {
+			b.failed(err)
+			return 0, nil, fmt.Errorf("redisbp: claim requests: %w", err)
+		}
+	}
+	v, err := rev.Result()
+	switch {
+	case ended:
+		return 0, nil, backplane.ErrNotFound
+	case errors.Is(err, redis.Nil):
+		var strays []string // claims that created the hash anew, or claims in an old session
+		for i, ok := range got {
+			if ok {
+				strays = append(strays, claims[i])
+			}
+		}
+		rec, got, err := b.admit(ctx, id, -1, claims, strays)
+		if err != nil {
+			return 0, nil, err
+		}
+		return rec.Revision, got, nil
+	case err != nil:
+		b.failed(err)
+		return 0, nil, fmt.Errorf("redisbp: claim requests: %w", err)
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		return 0, nil, fmt.Errorf("redisbp: claim requests: revision %q: %w", v, err)
+	}
+	return n, got, nil
+}
+
+// isWrongType reports whether err is Redis's answer to a hash command on
+// a key of another type: the marker of a deleted session.
+func isWrongType(err error) bool { return err != nil && redis.HasErrorPrefix(err, "WRONGTYPE") }
 
 // decodeAdmit reads admitScript's reply: the session hash as a flat
 // list of fields and values, and 1 or 0 per claim.
@@ -468,8 +546,7 @@ func (b *Backplane) SetMember(ctx context.Context, id, set, member string, on bo
 // concurrent callers exactly one sees true.
 func (b *Backplane) DeleteSession(ctx context.Context, id string) (bool, error) {
 	k := b.keys(id)
-	b.touches.forget(id)
-	n, err := deleteScript.Run(ctx, b.client, k.all()).Int()
+	n, err := deleteScript.Run(ctx, b.client, k.all(), endedTTL.Milliseconds()).Int()
 	if err != nil {
 		return false, fmt.Errorf("redisbp: delete session: %w", err)
 	}

@@ -118,28 +118,96 @@ func TestTTL(t *testing.T) {
 	}
 }
 
-// TestTouchesCoalesce: a session's life is extended once per window, and
-// the memory of touches stays bounded by the sessions of the last window.
-func TestTouchesCoalesce(t *testing.T) {
-	var tc touches
-	now := time.Now()
-	if !tc.due("s", time.Hour, now) || tc.due("s", time.Hour, now.Add(500*time.Millisecond)) {
-		t.Fatal("want one touch per second")
+// TestClaimRequestsLeavesNoKeyWithoutTTL: ClaimRequests's commands are not
+// one atomic step, so the session may be gone when its claims arrive.
+// After a delete they meet the marker of the ended session; after the
+// keys expired they would create the hash of requests anew, without a
+// TTL, and ClaimRequests deletes it. Either way the claim fails with
+// ErrNotFound and every key left has a TTL.
+func TestClaimRequestsLeavesNoKeyWithoutTTL(t *testing.T) {
+	ctx := context.Background()
+	b := newNode(t, redistest.Start(t).URL)
+	noKeyWithoutTTL := func(sid string) {
+		t.Helper()
+		keys, err := b.client.Keys(ctx, b.prefix+":{"+sid+"}:*").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range keys {
+			if ttl, _ := b.client.PTTL(ctx, k).Result(); ttl <= 0 {
+				t.Errorf("%s left without a TTL (%v)", k, ttl)
+			}
+		}
 	}
-	if !tc.due("s", time.Hour, now.Add(time.Second)) {
-		t.Fatal("no touch after a second")
+	for i, end := range []struct {
+		name string
+		end  func(sid string)
+	}{
+		{"deleted", func(sid string) {
+			if ok, err := b.DeleteSession(ctx, sid); !ok || err != nil {
+				t.Fatalf("delete: %v %v", ok, err)
+			}
+		}},
+		{"deleted between the revision's read and the claims", func(sid string) {
+			// The marker of the end, with the session's hash left as the
+			// revision's read found it.
+			if err := b.client.Set(ctx, b.keys(sid).requests(), "ended", endedTTL).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"expired", func(sid string) {
+			// What expiry does: every key of the session goes at once.
+			if err := b.client.Del(ctx, b.keys(sid).all()...).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(end.name, func(t *testing.T) {
+			sid := strconv.Itoa(i)
+			if err := b.CreateSession(ctx, &backplane.Session{ID: sid}, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			if _, got, err := b.ClaimRequests(ctx, sid, []string{"1"}, nil); err != nil || !got[0] {
+				t.Fatalf("claim in the live session: %v %v", got, err)
+			}
+			end.end(sid)
+			if _, _, err := b.ClaimRequests(ctx, sid, []string{"2", "3"}, []string{"1"}); !errors.Is(err, backplane.ErrNotFound) {
+				t.Fatalf("claims after the end: %v, want ErrNotFound", err)
+			}
+			noKeyWithoutTTL(sid)
+			// The claims Begin made before it learnt of the end go back
+			// later; that leaves nothing either.
+			if _, _, err := b.ClaimRequests(ctx, sid, nil, []string{"2"}); !errors.Is(err, backplane.ErrNotFound) {
+				t.Fatalf("release after the end: %v, want ErrNotFound", err)
+			}
+			noKeyWithoutTTL(sid)
+		})
 	}
-	if tc.due("short", time.Second, now) && tc.due("short", time.Second, now.Add(50*time.Millisecond)) {
-		t.Fatal("a 1s session touched twice within a tenth of its TTL")
+}
+
+// TestClaimRequestsGivesOldSessionsARevision: a session an older version
+// stored has no revision; ClaimRequests claims in it all the same and
+// gives it revision 0, as Admit and LoadSession then report.
+func TestClaimRequestsGivesOldSessionsARevision(t *testing.T) {
+	ctx := context.Background()
+	b := newNode(t, redistest.Start(t).URL)
+	if err := b.CreateSession(ctx, &backplane.Session{ID: "old", LogLevel: 2}, time.Minute); err != nil {
+		t.Fatal(err)
 	}
-	tc.forget("s")
-	if !tc.due("s", time.Hour, now.Add(time.Second)) {
-		t.Fatal("no touch after forget")
+	if err := b.client.HDel(ctx, b.keys("old").session(), fieldRevision).Err(); err != nil {
+		t.Fatal(err)
 	}
-	for i := range 5000 {
-		tc.due(strconv.Itoa(i), time.Hour, now.Add(time.Duration(i)*time.Second))
+	rev, got, err := b.ClaimRequests(ctx, "old", []string{"1"}, nil)
+	if err != nil || rev != 0 || !got[0] {
+		t.Fatalf("claim in an old session: rev %d %v %v", rev, got, err)
 	}
-	if n := len(tc.last); n > 2048 {
-		t.Errorf("%d touches remembered, want the map swept", n)
+	if _, got, _ := b.ClaimRequests(ctx, "old", []string{"1"}, nil); got[0] {
+		t.Fatal("the claim was not held")
+	}
+	if v, err := b.client.HGet(ctx, b.keys("old").session(), fieldRevision).Result(); err != nil || v != "0" {
+		t.Fatalf("revision stored: %q %v", v, err)
+	}
+	if rec, err := b.LoadSession(ctx, "old"); err != nil || rec.LogLevel != 2 || rec.Revision != 0 {
+		t.Fatalf("load: %+v %v", rec, err)
 	}
 }

@@ -43,10 +43,10 @@ func NewCluster(cfg ClusterConfig) *Cluster { return &Cluster{cfg: cfg} }
 
 // Lookup finds a session for a request: this node's copy, or one built
 // from the backplane's record. It does not touch the session: only its
-// owner's requests do, and Admit refreshes this node's copy from the
-// backplane as it touches, in the same round trip (another node may have
-// changed or ended the session). An id this server never issues, or one
-// the backplane does not hold, is backplane.ErrNotFound.
+// owner's requests do, and Admit checks that the session still exists
+// and that this node's copy is current as it claims their ids (another
+// node may have changed or ended the session). An id this server never
+// issues, or one the backplane does not hold, is backplane.ErrNotFound.
 func (c *Cluster) Lookup(ctx context.Context, id string) (*Session, error) {
 	if !ValidID(id) {
 		// Ids this server never issues are unknown without asking the
@@ -88,10 +88,16 @@ func (c *Cluster) Admit(ctx context.Context, s *Session, msgs []*jsonrpc.Message
 }
 
 // End ends a session for every node: its record goes, every node drops
-// its live state, and Ended runs here once.
+// its live state, and Ended runs here once. On a shared backplane this
+// node's copy is read back first, so that the hooks see the subscriptions
+// and data that other nodes added while no request here checked the
+// copy's revision.
 func (c *Cluster) End(s *Session, reason string) error {
 	ctx, cancel := c.cfg.Streams.Context()
 	defer cancel()
+	if !c.cfg.Local {
+		_ = s.reload(ctx) // what it has otherwise
+	}
 	existed, err := c.cfg.Backplane.DeleteSession(ctx, s.ID())
 	if err != nil {
 		return err
@@ -117,7 +123,7 @@ func (c *Cluster) Shutdown(reason string) {
 		if c.cfg.Local {
 			_ = c.End(s, reason)
 		} else {
-			s.Stop()
+			s.letGo()
 		}
 	}
 }
@@ -126,7 +132,7 @@ func (c *Cluster) Shutdown(reason string) {
 // the one node of an in-process backplane, or on the node that claims the
 // end of a shared one.
 func (c *Cluster) Finish(s *Session, reason string) {
-	if !s.Stop() {
+	if !s.letGo() {
 		return
 	}
 	if !c.cfg.Local {
@@ -156,9 +162,9 @@ func (c *Cluster) ended(s *Session, reason string) {
 
 // Subscribed reports whether s is subscribed to uri and has a GET stream
 // here to deliver on. A client may have subscribed through another node:
-// that node published the change (backplane.KindMember), and every request
-// through this one reads the record back (Admit), so the copy here is
-// current without a read per notification.
+// that node published the change (backplane.KindMember), and a request
+// through this one reads the record back when its revision changed
+// (Admit), so the copy here is current without a read per notification.
 func (c *Cluster) Subscribed(s *Session, uri string) bool {
 	return s.HasGetStream() && s.Subscribed(uri)
 }

@@ -47,12 +47,13 @@ type Session struct {
 	release   func()               // gives back the creator's share of its per-caller limit; nil when created elsewhere
 	drop      func(*stream.Stream) // DropStream, bound once rather than per stream
 
-	lastActive atomic.Int64 // unix nanoseconds, of this node's last use
-	extended   atomic.Int64 // unix nanoseconds, of the use the shared record was last extended for
-	due        atomic.Int64 // unix nanoseconds, of the next idle check; 0: not watched
-	busy       atomic.Int32 // attached connections and running requests here
-	logLevel   atomic.Int32 // mcp severity
-	access     atomic.Value // connect's decisions from the latest request, for notifications
+	lastActive atomic.Int64  // unix nanoseconds, of this node's last use
+	extended   atomic.Int64  // unix nanoseconds, of the use the shared record was last extended for
+	rev        atomic.Uint64 // the shared record's revision this node's copy is of
+	due        atomic.Int64  // unix nanoseconds, of the next idle check; 0: not watched
+	busy       atomic.Int32  // attached connections and running requests here
+	logLevel   atomic.Int32  // mcp severity
+	access     atomic.Value  // connect's decisions from the latest request, for notifications
 
 	mu        sync.Mutex
 	ended     bool
@@ -63,6 +64,7 @@ type Session struct {
 	lists     *[2][]string   // resource subscriptions and application topics (see Follow); nil: none, as most sessions
 	data      map[string]json.RawMessage
 	adm       *admission // on a shared backplane: claims and releases between Admits
+	changes   uint64     // of the shared fields here, made here or told by other nodes (see refresh)
 }
 
 // inflight is a request being answered.
@@ -138,13 +140,43 @@ func (s *Session) Access() any { return s.access.Load() }
 
 // Refresh takes the shared fields from a freshly loaded record.
 func (s *Session) Refresh(rec *backplane.Session) {
-	s.logLevel.Store(int32(rec.LogLevel))
 	s.mu.Lock()
+	s.take(rec)
+	s.mu.Unlock()
+}
+
+// take takes the shared fields from rec; s.mu held.
+func (s *Session) take(rec *backplane.Session) {
+	s.logLevel.Store(int32(rec.LogLevel))
 	s.data, s.lists = rec.Data, nil
 	if len(rec.Subscriptions)+len(rec.Topics) > 0 {
 		s.lists = &[2][]string{rec.Subscriptions, rec.Topics}
 	}
-	s.mu.Unlock()
+	s.rev.Store(rec.Revision)
+}
+
+// changeCount returns how many changes of the shared fields this node's
+// copy took so far, for refresh.
+func (s *Session) changeCount() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.changes
+}
+
+// refresh takes the shared fields from rec, read back when the copy had
+// taken before changes, unless it took more since: rec may predate them
+// (a change made here, or another node's message, that came while rec was
+// on its way), and the copy would lose them. It reports whether it took
+// rec; if not, the copy keeps its revision, and the next request reads
+// the record back again.
+func (s *Session) refresh(rec *backplane.Session, before uint64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.changes != before {
+		return false
+	}
+	s.take(rec)
+	return true
 }
 
 // Touch marks the session used now.
@@ -185,7 +217,10 @@ var levels = [...]mcp.LoggingLevel{mcp.LevelDebug, mcp.LevelInfo, mcp.LevelNotic
 
 // SetLevel sets the log level, here and in the backplane.
 func (s *Session) SetLevel(l mcp.LoggingLevel) error {
+	s.mu.Lock()
 	s.logLevel.Store(int32(l.Severity()))
+	s.changes++
+	s.mu.Unlock()
 	return s.setField(backplane.FieldLogLevel, l.Severity())
 }
 
@@ -210,19 +245,21 @@ func (s *Session) setField(field string, value any) error {
 
 // applyField takes a shared field another node changed (setField).
 func (s *Session) applyField(field string, raw json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	switch {
 	case field == backplane.FieldLogLevel:
 		var l int32
 		if json.Unmarshal(raw, &l) == nil {
 			s.logLevel.Store(l)
+			s.changes++
 		}
 	case strings.HasPrefix(field, backplane.DataField("")):
-		s.mu.Lock()
 		if s.data == nil {
 			s.data = map[string]json.RawMessage{}
 		}
 		s.data[strings.TrimPrefix(field, backplane.DataField(""))] = raw
-		s.mu.Unlock()
+		s.changes++
 	}
 }
 
@@ -236,6 +273,7 @@ func (s *Session) Store(key string, raw json.RawMessage) error {
 		s.data = map[string]json.RawMessage{}
 	}
 	s.data[key] = raw
+	s.changes++
 	s.mu.Unlock()
 	return nil
 }
@@ -344,6 +382,7 @@ func (s *Session) toggle(i int, field, v string, on bool) error {
 func (s *Session) applyMember(i int, v string, on bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.changes++
 	cur := s.list(i)
 	if slices.Contains(cur, v) == on {
 		return

@@ -462,3 +462,153 @@ func TestGetStreamIsOneNodes(t *testing.T) {
 		t.Fatalf("both nodes' GET streams are %q", a)
 	}
 }
+
+// callCount counts a shared backplane's calls that admit requests.
+type callCount struct {
+	backplane.Backplane
+	admits, claims, loads int
+}
+
+func (c *callCount) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
+	c.admits++
+	return c.Backplane.Admit(ctx, id, ttl, claims, release)
+}
+
+func (c *callCount) ClaimRequests(ctx context.Context, id string, claims, release []string) (uint64, []bool, error) {
+	c.claims++
+	return c.Backplane.ClaimRequests(ctx, id, claims, release)
+}
+
+func (c *callCount) LoadSession(ctx context.Context, id string) (*backplane.Session, error) {
+	c.loads++
+	return c.Backplane.LoadSession(ctx, id)
+}
+
+// TestSteadyRequestsOnlyClaim: on a shared backplane, between two
+// extensions of the session's life a request costs one ClaimRequests,
+// which reads no record while no other node changed the session, and
+// reads it when one did; an id
+// that ended here stays claimed, for a request of that id here to take
+// over without a claim, until maxPending of them wait, and then goes
+// back with the next request.
+func TestSteadyRequestsOnlyClaim(t *testing.T) {
+	bp := &callCount{Backplane: backplane.NewMemory()}
+	t.Cleanup(func() { _ = bp.Close() })
+	streams := stream.NewNode(stream.Config{Backplane: bp, BufferBytes: 1 << 20, WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
+	tab := session.NewTable(session.Config{Backplane: bp, Streams: streams, Timeout: time.Hour, Node: "n1", Log: zerolog.Nop(),
+		Publish: func(*backplane.Message) {}})
+	s, err := tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	ctx := t.Context()
+	request := func(id int) {
+		t.Helper()
+		m := &jsonrpc.Message{ID: jsonrpc.IntID(int64(id)), Method: "tools/call"}
+		if err := s.Admit(ctx, []*jsonrpc.Message{m}); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Begin(m.ID, func() {}) {
+			t.Fatalf("request %d did not begin", id)
+		}
+		s.End(m.ID)
+	}
+	heldElsewhere := func(id int) bool {
+		_, got, err := bp.Backplane.ClaimRequests(ctx, s.ID(), []string{jsonrpc.IntID(int64(id)).Key()}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return !got[0]
+	}
+	request(1)
+	request(1) // the same id again: this node still holds its claim
+	// One call each: ClaimRequests, or Admit should the second that the
+	// record was created with have passed on a slow machine.
+	if bp.admits+bp.claims != 2 || bp.loads != 0 {
+		t.Fatalf("2 requests: %d admits, %d claims, %d loads; want 2 calls, no load", bp.admits, bp.claims, bp.loads)
+	}
+	if !heldElsewhere(1) {
+		t.Fatal("an id was given back before maxPending waited")
+	}
+	for id := 2; id <= 512; id++ {
+		request(id)
+	}
+	request(513) // gives back the 512 that ended
+	if heldElsewhere(1) || heldElsewhere(512) {
+		t.Fatal("the ids that ended were not given back")
+	}
+	// Another node changes the session: the next request reads it back.
+	if err := bp.SetField(ctx, s.ID(), backplane.FieldLogLevel, json.RawMessage(`6`)); err != nil {
+		t.Fatal(err)
+	}
+	request(600)
+	if s.Level() != mcp.LevelAlert {
+		t.Fatalf("after another node's change: level %s", s.Level())
+	}
+}
+
+// lateChange is a shared backplane on which, while the first record read
+// back is on its way, another node subscribes the session to a resource
+// and says so: the record read predates the change, its message does not.
+type lateChange struct {
+	backplane.Backplane
+	tab  *session.Table
+	done bool
+}
+
+func (l *lateChange) change(ctx context.Context, id string) {
+	if l.done {
+		return
+	}
+	l.done = true
+	if err := l.Backplane.SetMember(ctx, id, backplane.FieldSubscriptions, "file:///late", true, 0); err != nil {
+		panic(err)
+	}
+	l.tab.Receive(&backplane.Message{Kind: backplane.KindMember, Session: id, Method: backplane.FieldSubscriptions,
+		URI: "file:///late", Data: json.RawMessage("true")})
+}
+
+func (l *lateChange) LoadSession(ctx context.Context, id string) (*backplane.Session, error) {
+	rec, err := l.Backplane.LoadSession(ctx, id)
+	l.change(ctx, id)
+	return rec, err
+}
+
+func (l *lateChange) Admit(ctx context.Context, id string, ttl time.Duration, claims, release []string) (*backplane.Session, []bool, error) {
+	rec, got, err := l.Backplane.Admit(ctx, id, ttl, claims, release)
+	l.change(ctx, id)
+	return rec, got, err
+}
+
+// TestChangeDuringReadBackIsKept: a change another node tells of while
+// this node reads the record back is not undone by the record, which
+// predates it; the next request reads the record again.
+func TestChangeDuringReadBackIsKept(t *testing.T) {
+	bp := &lateChange{Backplane: backplane.NewMemory()}
+	t.Cleanup(func() { _ = bp.Close() })
+	streams := stream.NewNode(stream.Config{Backplane: bp, BufferBytes: 1 << 20, WriteTimeout: 5 * time.Second, Retry: time.Second, Log: zerolog.Nop()})
+	bp.tab = session.NewTable(session.Config{Backplane: bp, Streams: streams, Timeout: time.Hour, Node: "n1", Log: zerolog.Nop(),
+		Publish: func(*backplane.Message) {}})
+	s, err := bp.tab.Create(&backplane.Session{ID: session.NewID(), Version: mcp.LatestSessionVersion}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	// Another node's change makes this node read the record back.
+	if err := bp.Backplane.SetField(t.Context(), s.ID(), backplane.FieldLogLevel, json.RawMessage(`4`)); err != nil {
+		t.Fatal(err)
+	}
+	for id := range int64(2) {
+		m := &jsonrpc.Message{ID: jsonrpc.IntID(id), Method: "tools/call"}
+		if err := s.Admit(t.Context(), []*jsonrpc.Message{m}); err != nil {
+			t.Fatal(err)
+		}
+		if !s.Subscribed("file:///late") {
+			t.Fatalf("request %d: the change told while the record was read back was lost", id)
+		}
+	}
+	if s.Level() != mcp.LevelError {
+		t.Fatalf("level %s, want the one another node set before", s.Level())
+	}
+}

@@ -262,7 +262,7 @@ func (s *Session) checkIdle() bool {
 		return true
 	}
 	// Another node served it since: this node just lets go.
-	s.Stop()
+	s.letGo()
 	return true
 }
 
