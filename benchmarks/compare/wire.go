@@ -7,8 +7,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,8 +25,8 @@ const (
 var (
 	initializeBody    = []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"compare","version":"1.0.0"}}}`)
 	initializedBody   = []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	sessionCallBody   = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`)
-	statelessCallBody = []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
+	sessionCallBody   = []byte(`{"jsonrpc":"2.0","id":1000000000,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"}}}`)
+	statelessCallBody = []byte(`{"jsonrpc":"2.0","id":1000000000,"method":"tools/call","params":{"name":"greet","arguments":{"name":"Ada"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"compare","version":"1.0.0"},"io.modelcontextprotocol/clientCapabilities":{}}}}`)
 
 	wantText = []byte(`Hello, Ada!`)
 )
@@ -63,12 +65,24 @@ func newHTTPClient(conns int) *http.Client {
 	}}
 }
 
+// callID is the placeholder id of the tools/call bodies: each call sends
+// it replaced by a fresh number of the same width, as a client numbers
+// its requests (a server may hold an id while its request is in flight,
+// and MCP forbids reusing one within a session).
+const callID = `"id":1000000000,`
+
+// calls numbers the tools/call requests of the whole run, so that no two
+// in a session carry one id, however the workers share sessions.
+var calls atomic.Uint64
+
 // exchange is one request a worker sends over and over: the same request
-// value, with a fresh reader on the same body bytes each time.
+// value, with a fresh reader on the same body bytes each time (a
+// tools/call's id renumbered).
 type exchange struct {
 	client *http.Client
 	req    *http.Request
 	body   []byte
+	idAt   int // where the digits of a tools/call's id start; -1: none
 	status int
 	want   []byte // nil: the answer's body is not checked
 	buf    bytes.Buffer
@@ -80,12 +94,21 @@ func newExchange(client *http.Client, url string, h http.Header, body []byte, st
 		return nil, err
 	}
 	req.Header = h
-	return &exchange{client: client, req: req, body: body, status: status, want: want}, nil
+	x := &exchange{client: client, req: req, body: body, status: status, want: want, idAt: bytes.Index(body, []byte(callID))}
+	if x.idAt >= 0 {
+		x.body = bytes.Clone(body) // renumbered in place
+		x.idAt += len(`"id":`)
+	}
+	return x, nil
 }
 
 // do sends the request and checks the answer: the status, the expected
 // text, and that it is neither a JSON-RPC error nor a tool error.
 func (x *exchange) do() (*http.Response, error) {
+	if x.idAt >= 0 {
+		n := 1000000000 + calls.Add(1)%9000000000
+		strconv.AppendUint(x.body[:x.idAt], n, 10)
+	}
 	x.req.Body = io.NopCloser(bytes.NewReader(x.body))
 	x.req.ContentLength = int64(len(x.body))
 	resp, err := x.client.Do(x.req)
