@@ -200,17 +200,16 @@ func TestStateless(t *testing.T) {
 func TestStatelessCancel(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
+	started := blockingTool(r)
 	c := open(t, r, direct.Config{})
-	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":30},` + meta + `}}`)
-	time.Sleep(50 * time.Millisecond) // let it start
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block",` + meta + `}}`)
+	<-started
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,` + meta + `}}`)
 	c.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"greet","arguments":{"name":"x"},` + meta + `}}`)
 	if res := c.next(); res.ID != "8" {
 		t.Fatalf("want the answer to 8 only, got %s", res.Raw)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.conn.Close(ctx); err != nil {
+	if err := c.conn.Close(testCtx(t)); err != nil {
 		t.Fatalf("Close waited for cancelled work: %v", err)
 	}
 	c.quiet(50 * time.Millisecond)
@@ -306,16 +305,15 @@ func TestStatelessListen(t *testing.T) {
 func TestSessionCancel(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
+	started := blockingTool(r)
 	c := open(t, r, direct.Config{})
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	c.next()
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60}}}`)
-	time.Sleep(50 * time.Millisecond)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block"}}`)
+	<-started
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.conn.Close(ctx); err != nil {
+	if err := c.conn.Close(testCtx(t)); err != nil {
 		t.Fatalf("Close waited for cancelled work: %v", err)
 	}
 	for {
@@ -389,15 +387,49 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 }
 
+// waitFor polls cond until it holds, and fails the test when the test's
+// own deadline (testCtx) comes first.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	done := testCtx(t).Done()
 	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
+		select {
+		case <-done:
+			t.Fatalf("the test's deadline came before %s", what)
+		case <-time.After(2 * time.Millisecond):
 		}
-		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// testCtx returns a context that ends with the test, or 10s before the
+// test binary's deadline (go test -timeout), so that a wait on it fails
+// with a message rather than the binary panicking. Slow work finishes on
+// it however loaded the machine; only work that never ends fails.
+func testCtx(t *testing.T) context.Context {
+	deadline, ok := t.Deadline()
+	if !ok {
+		return t.Context()
+	}
+	if d := deadline.Add(-10 * time.Second); time.Until(d) > 0 {
+		deadline = d
+	}
+	ctx, cancel := context.WithDeadline(t.Context(), deadline)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// blockingTool registers "block", whose work signals on the returned
+// channel once it runs and then waits for its own cancellation: a test
+// cancels work it knows to be running, and a cancellation that is lost
+// holds the work, and the Close that drains it, until the test's deadline.
+func blockingTool(r *specter.Router) <-chan struct{} {
+	started := make(chan struct{}, 1)
+	r.Tool("block", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		started <- struct{}{}
+		<-c.Done()
+		return specter.Error(c.Err())
+	}, specter.Description("Runs until cancelled"))
+	return started
 }
 
 // A batch is handed over in one Send: in a 2025-03-26 session, which
