@@ -18,6 +18,7 @@ import (
 	"github.com/specter-mcp/specter/direct"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
 	"github.com/specter-mcp/specter/internal/msgtest"
+	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -117,7 +118,7 @@ func TestSession(t *testing.T) {
 	}
 
 	// Between requests, the session's stream carries notifications.
-	waitFor(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
+	mcptest.WaitUntil(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
 	r.NotifyToolsChanged()
 	if n := c.next(); n.Method != "notifications/tools/list_changed" {
 		t.Fatalf("want tools/list_changed, got %s", n.Raw)
@@ -152,7 +153,7 @@ func TestSessionWithoutInitialized(t *testing.T) {
 	if res := c.next(); res.ID != "2" {
 		t.Fatalf("tools/call answered %s", res.Raw)
 	}
-	waitFor(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
+	mcptest.WaitUntil(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
 	r.NotifyPromptsChanged()
 	if n := c.next(); n.Method != "notifications/prompts/list_changed" {
 		t.Fatalf("want prompts/list_changed, got %s", n.Raw)
@@ -209,7 +210,7 @@ func TestStatelessCancel(t *testing.T) {
 	if res := c.next(); res.ID != "8" {
 		t.Fatalf("want the answer to 8 only, got %s", res.Raw)
 	}
-	if err := c.conn.Close(testCtx(t)); err != nil {
+	if err := c.conn.Close(mcptest.Context(t)); err != nil {
 		t.Fatalf("Close waited for cancelled work: %v", err)
 	}
 	c.quiet(50 * time.Millisecond)
@@ -284,7 +285,7 @@ func TestStatelessListen(t *testing.T) {
 		t.Fatalf("want tools/list_changed, got %s", n.Raw)
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l",` + meta + `}}`)
-	waitFor(t, "the listen stream to end", func() bool { return r.Listeners() == 0 })
+	mcptest.WaitUntil(t, "the listen stream to end", func() bool { return r.Listeners() == 0 })
 	r.NotifyToolsChanged()
 	c.quiet(50 * time.Millisecond)
 
@@ -313,7 +314,7 @@ func TestSessionCancel(t *testing.T) {
 	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block"}}`)
 	<-started
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
-	if err := c.conn.Close(testCtx(t)); err != nil {
+	if err := c.conn.Close(mcptest.Context(t)); err != nil {
 		t.Fatalf("Close waited for cancelled work: %v", err)
 	}
 	for {
@@ -385,37 +386,6 @@ func TestConcurrentRequests(t *testing.T) {
 	if overlap {
 		t.Error("out was called concurrently")
 	}
-}
-
-// waitFor polls cond until it holds, and fails the test when the test's
-// own deadline (testCtx) comes first.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	done := testCtx(t).Done()
-	for !cond() {
-		select {
-		case <-done:
-			t.Fatalf("the test's deadline came before %s", what)
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
-}
-
-// testCtx returns a context that ends with the test, or 10s before the
-// test binary's deadline (go test -timeout), so that a wait on it fails
-// with a message rather than the binary panicking. Slow work finishes on
-// it however loaded the machine; only work that never ends fails.
-func testCtx(t *testing.T) context.Context {
-	deadline, ok := t.Deadline()
-	if !ok {
-		return t.Context()
-	}
-	if d := deadline.Add(-10 * time.Second); time.Until(d) > 0 {
-		deadline = d
-	}
-	ctx, cancel := context.WithDeadline(t.Context(), deadline)
-	t.Cleanup(cancel)
-	return ctx
 }
 
 // blockingTool registers "block", whose work signals on the returned
