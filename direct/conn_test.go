@@ -60,8 +60,8 @@ func (c *client) next() msgtest.Message {
 	select {
 	case m := <-c.in:
 		return m
-	case <-time.After(10 * time.Second):
-		c.t.Fatal("no message from the server in 10s")
+	case <-mcptest.Context(c.t).Done():
+		c.t.Fatal("no message from the server by the test's deadline")
 		return msgtest.Message{}
 	}
 }
@@ -417,8 +417,8 @@ func TestBatch(t *testing.T) {
 				select {
 				case b := <-raw:
 					return b
-				case <-time.After(10 * time.Second):
-					t.Fatal("no message from the server in 10s")
+				case <-mcptest.Context(t).Done():
+					t.Fatal("no message from the server by the test's deadline")
 					return nil
 				}
 			}
