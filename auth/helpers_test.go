@@ -1,6 +1,7 @@
 package auth_test
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/ed25519"
 	"crypto/elliptic"
@@ -8,6 +9,7 @@ import (
 	"crypto/rsa"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -20,6 +22,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/specter-mcp/specter/auth"
+	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -119,7 +122,12 @@ var whoami = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 // serve runs v's middleware in front of whoami on a real HTTP server.
 func serve(t testing.TB, v *auth.Verifier) *httptest.Server {
 	t.Helper()
-	srv := httptest.NewServer(v.Middleware(whoami))
+	srv := httptest.NewUnstartedServer(v.Middleware(whoami))
+	// Requests end with the test (no deadline of their own, which a rate
+	// limiter would read), so that a handler that hangs until the caller
+	// gives up (call) does not also hold srv.Close.
+	srv.Config.BaseContext = func(net.Listener) context.Context { return t.Context() }
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -128,7 +136,7 @@ func serve(t testing.TB, v *auth.Verifier) *httptest.Server {
 // when empty) and returns the response and its body.
 func call(t testing.TB, url string, authz ...string) (*http.Response, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req, err := http.NewRequestWithContext(mcptest.Context(t), http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
 		t.Fatal(err)
 	}

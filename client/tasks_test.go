@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/specter-mcp/specter/client"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -58,7 +60,17 @@ func taskRouter(t *testing.T, stopped chan<- struct{}) *specter.Router {
 func TestTasks(t *testing.T) {
 	stopped := make(chan struct{})
 	r := taskRouter(t, stopped)
-	c := connect(t, client.InMemory(r.Handler()), handlers(&client.Options{Tasks: true}))
+	polled := make(chan struct{}, 1) // a tasks/get arrived
+	h := r.Handler()
+	c := connect(t, client.InMemory(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if req.Header.Get("Mcp-Method") == mcp.MethodTasksGet {
+			select {
+			case polled <- struct{}{}:
+			default:
+			}
+		}
+		h.ServeHTTP(w, req)
+	})), handlers(&client.Options{Tasks: true}))
 	if _, ok := c.ServerCapabilities().Extensions[mcp.ExtensionTasks]; !ok {
 		t.Fatalf("the server does not advertise tasks: %+v", c.ServerCapabilities())
 	}
@@ -76,18 +88,26 @@ func TestTasks(t *testing.T) {
 		t.Errorf("fail: %v, want the task's error", err)
 	}
 
+	// The caller gives up once the client polls the task.
+	select {
+	case <-polled: // the earlier tasks' polls
+	default:
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() {
-		time.Sleep(300 * time.Millisecond) // let a poll or two pass
-		cancel()
+		select {
+		case <-polled:
+			cancel()
+		case <-ctx.Done():
+		}
 	}()
 	if _, err = c.CallTool(ctx, "hang", nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("hang: %v, want context.Canceled", err)
 	}
 	select {
 	case <-stopped:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the abandoned task was not cancelled on the server")
+	case <-mcptest.Context(t).Done():
+		t.Fatal("the abandoned task was not cancelled on the server by the test's deadline")
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/specter-mcp/specter/direct"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
 	"github.com/specter-mcp/specter/internal/msgtest"
+	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/principal"
 )
 
@@ -59,8 +60,8 @@ func (c *client) next() msgtest.Message {
 	select {
 	case m := <-c.in:
 		return m
-	case <-time.After(10 * time.Second):
-		c.t.Fatal("no message from the server in 10s")
+	case <-mcptest.Context(c.t).Done():
+		c.t.Fatal("no message from the server by the test's deadline")
 		return msgtest.Message{}
 	}
 }
@@ -117,7 +118,7 @@ func TestSession(t *testing.T) {
 	}
 
 	// Between requests, the session's stream carries notifications.
-	waitFor(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
+	mcptest.WaitUntil(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
 	r.NotifyToolsChanged()
 	if n := c.next(); n.Method != "notifications/tools/list_changed" {
 		t.Fatalf("want tools/list_changed, got %s", n.Raw)
@@ -152,7 +153,7 @@ func TestSessionWithoutInitialized(t *testing.T) {
 	if res := c.next(); res.ID != "2" {
 		t.Fatalf("tools/call answered %s", res.Raw)
 	}
-	waitFor(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
+	mcptest.WaitUntil(t, "the GET stream", func() bool { return r.StreamsAttached() == 1 })
 	r.NotifyPromptsChanged()
 	if n := c.next(); n.Method != "notifications/prompts/list_changed" {
 		t.Fatalf("want prompts/list_changed, got %s", n.Raw)
@@ -200,17 +201,16 @@ func TestStateless(t *testing.T) {
 func TestStatelessCancel(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
+	started := blockingTool(r)
 	c := open(t, r, direct.Config{})
-	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":30},` + meta + `}}`)
-	time.Sleep(50 * time.Millisecond) // let it start
+	c.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block",` + meta + `}}`)
+	<-started
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7,` + meta + `}}`)
 	c.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"greet","arguments":{"name":"x"},` + meta + `}}`)
 	if res := c.next(); res.ID != "8" {
 		t.Fatalf("want the answer to 8 only, got %s", res.Raw)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.conn.Close(ctx); err != nil {
+	if err := c.conn.Close(mcptest.Context(t)); err != nil {
 		t.Fatalf("Close waited for cancelled work: %v", err)
 	}
 	c.quiet(50 * time.Millisecond)
@@ -285,7 +285,7 @@ func TestStatelessListen(t *testing.T) {
 		t.Fatalf("want tools/list_changed, got %s", n.Raw)
 	}
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"l",` + meta + `}}`)
-	waitFor(t, "the listen stream to end", func() bool { return r.Listeners() == 0 })
+	mcptest.WaitUntil(t, "the listen stream to end", func() bool { return r.Listeners() == 0 })
 	r.NotifyToolsChanged()
 	c.quiet(50 * time.Millisecond)
 
@@ -306,16 +306,15 @@ func TestStatelessListen(t *testing.T) {
 func TestSessionCancel(t *testing.T) {
 	r := newFixture()
 	shutdown(t, r)
+	started := blockingTool(r)
 	c := open(t, r, direct.Config{})
 	c.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	c.next()
 	c.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60}}}`)
-	time.Sleep(50 * time.Millisecond)
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block"}}`)
+	<-started
 	c.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := c.conn.Close(ctx); err != nil {
+	if err := c.conn.Close(mcptest.Context(t)); err != nil {
 		t.Fatalf("Close waited for cancelled work: %v", err)
 	}
 	for {
@@ -389,15 +388,18 @@ func TestConcurrentRequests(t *testing.T) {
 	}
 }
 
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+// blockingTool registers "block", whose work signals on the returned
+// channel once it runs and then waits for its own cancellation: a test
+// cancels work it knows to be running, and a cancellation that is lost
+// holds the work, and the Close that drains it, until the test's deadline.
+func blockingTool(r *specter.Router) <-chan struct{} {
+	started := make(chan struct{}, 1)
+	r.Tool("block", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+		started <- struct{}{}
+		<-c.Done()
+		return specter.Error(c.Err())
+	}, specter.Description("Runs until cancelled"))
+	return started
 }
 
 // A batch is handed over in one Send: in a 2025-03-26 session, which
@@ -415,8 +417,8 @@ func TestBatch(t *testing.T) {
 				select {
 				case b := <-raw:
 					return b
-				case <-time.After(10 * time.Second):
-					t.Fatal("no message from the server in 10s")
+				case <-mcptest.Context(t).Done():
+					t.Fatal("no message from the server by the test's deadline")
 					return nil
 				}
 			}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestFoo(t *testing.T) {
@@ -172,7 +171,6 @@ func TestLongTaskStopsWhenCancelled(t *testing.T) {
 	c := newClient(t, srv, ultraUser)
 	c.initialize(nil)
 
-	start := time.Now()
 	resp := c.post(map[string]any{"jsonrpc": "2.0", "id": 100, "method": "tools/call", "params": map[string]any{
 		"name": "long_task", "arguments": map[string]any{"steps": 20}, "_meta": map[string]any{"progressToken": "tok-2"},
 	}})
@@ -184,12 +182,11 @@ func TestLongTaskStopsWhenCancelled(t *testing.T) {
 	if cancel.StatusCode != http.StatusAccepted {
 		t.Fatalf("notifications/cancelled: status %d, want 202", cancel.StatusCode)
 	}
+	// Counted, not timed: a step sends a progress notification and a log,
+	// so all 40 mean that cancelling did not stop the work.
 	res, notes := c.readStream("tools/call", "100", resp.Body)
-	if elapsed := time.Since(start); elapsed > 10*longTaskStep {
-		t.Errorf("the stream ended %v after the call; cancelling did not stop the work", elapsed)
-	}
 	if len(notes) >= 2*20 {
-		t.Errorf("got %d notifications: all 20 steps ran", len(notes))
+		t.Errorf("got %d notifications: all 20 steps ran; cancelling did not stop the work", len(notes))
 	}
 	// MCP asks servers not to answer cancelled requests; if an answer
 	// comes anyway, it must say that the work stopped.

@@ -255,16 +255,6 @@ func (as *authServer) stateless(t testing.TB, token string) *mcptest.StatelessCl
 	return c
 }
 
-// authEventually polls cond until it holds or 10 s pass.
-func authEventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-	}
-}
-
 // authInitialize is the body of a session-era initialize request.
 const authInitialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"attacker","version":"1.0"}}}`
 

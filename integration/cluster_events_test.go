@@ -71,9 +71,24 @@ func TestClusterEventReachesSessionOnAnotherNode(t *testing.T) {
 	if err := nodes[0].r.Publish("prices", 1); err != nil { // nobody follows it
 		t.Fatal(err)
 	}
-	time.Sleep(200 * time.Millisecond)
-	if n := ran.Load(); n != 1 {
-		t.Fatalf("the handler ran %d times, want once", n)
+	// An event published after it reaches A after it; once that one
+	// arrived, A's Shutdown waits for every handler A started, one for
+	// "prices" included if it wrongly reached the session.
+	if err := nodes[0].r.Publish("orders", map[string]string{"id": "o-43"}); err != nil {
+		t.Fatal(err)
+	}
+	m, _, err = get.Next()
+	for err == nil && m.Method == mcp.NotificationToolsChanged {
+		m, _, err = get.Next()
+	}
+	if err != nil || !strings.Contains(string(m.Params), "app://orders/o-43") {
+		t.Fatalf("the second order on A's GET stream: %+v %v", m, err)
+	}
+	if err := nodes[0].r.Shutdown(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	if n := ran.Load(); n != 2 {
+		t.Fatalf("the handler ran %d times, want twice (once per order)", n)
 	}
 }
 
@@ -185,21 +200,18 @@ func TestClusterLostSessionEndsWithError(t *testing.T) {
 	for _, c := range []interface {
 		Call(context.Context, string, any) (*mcptest.Response, error)
 	}{a, b} {
-		deadline := time.Now().Add(10 * time.Second)
-		for resp, _ := c.Call(ctx(t), "ping", nil); resp == nil || resp.Status != http.StatusNotFound; resp, _ = c.Call(ctx(t), "ping", nil) {
-			if time.Now().After(deadline) {
-				t.Fatal("the lost session is still served")
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		waitUntil(t, "the lost session is refused", func() bool {
+			resp, _ := c.Call(ctx(t), "ping", nil)
+			return resp != nil && resp.Status == http.StatusNotFound
+		})
 	}
 	select {
 	case reason := <-ended:
 		if reason != specter.EndError {
 			t.Fatalf("reason %q, want %q", reason, specter.EndError)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("OnTerminate was not told")
+	case <-testCtx(t).Done():
+		t.Fatal("OnTerminate was not told by the test's deadline")
 	}
 	select {
 	case reason := <-ended:

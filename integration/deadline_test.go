@@ -1,47 +1,13 @@
 package integration
 
-import (
-	"context"
-	"testing"
-	"time"
+import "github.com/specter-mcp/specter/mcptest"
+
+// testCtx returns a context that ends with the test, or shortly before
+// the test binary's deadline; waitUntil (or eventually, its older name)
+// polls a condition until it holds or that deadline comes (see
+// mcptest.Context, mcptest.WaitUntil).
+var (
+	testCtx    = mcptest.Context
+	waitUntil  = mcptest.WaitUntil
+	eventually = mcptest.WaitUntil
 )
-
-// reportMargin is how long before the test binary's deadline (go test
-// -timeout) a wait gives up, so that the test fails with a message naming
-// what it waited for rather than the binary panicking.
-const reportMargin = 10 * time.Second
-
-// testCtx returns a context that ends with the test, or reportMargin
-// before the test binary's deadline. Waits on it assume nothing about the
-// machine's speed: work that is merely slow (a loaded machine, the race
-// detector) finishes, and only work that never finishes fails the test.
-func testCtx(t testing.TB) context.Context {
-	withDeadline, ok := t.(interface{ Deadline() (time.Time, bool) })
-	if !ok {
-		return t.Context() // a benchmark
-	}
-	deadline, ok := withDeadline.Deadline()
-	if !ok {
-		return t.Context() // go test -timeout 0
-	}
-	if d := deadline.Add(-reportMargin); time.Until(d) > 0 {
-		deadline = d
-	}
-	c, cancel := context.WithDeadline(t.Context(), deadline)
-	t.Cleanup(cancel)
-	return c
-}
-
-// waitUntil polls cond until it holds, and fails the test when the test's
-// own deadline (testCtx) comes first.
-func waitUntil(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	done := testCtx(t).Done()
-	for !cond() {
-		select {
-		case <-done:
-			t.Fatalf("the test's deadline came before %s", what)
-		case <-time.After(2 * time.Millisecond):
-		}
-	}
-}

@@ -17,7 +17,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	sdkjsonrpc "github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -139,17 +138,12 @@ func (h *sdkHarness) connect(version string) *sdk.ClientSession {
 	return cs
 }
 
-// waitFor polls cond for up to five seconds: the SDK hands notifications to
-// their handlers on its own goroutine, which may lag the result.
+// waitFor polls cond until the test's deadline: the SDK hands
+// notifications to their handlers on its own goroutine, which may lag the
+// result.
 func (h *sdkHarness) waitFor(what string, cond func() bool) {
 	h.t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			h.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitUntil(h.t, what, cond)
 }
 
 func (h *sdkHarness) progressSeen() []sdk.ProgressNotificationParams {

@@ -96,13 +96,7 @@ func TestSessionMemory(t *testing.T) {
 
 	holder := startStreamHolder(t, srv.Listener.Addr().String(), ids)
 	defer holder.stop()
-	deadline := time.Now().Add(60 * time.Second)
-	for r.StreamsAttached() < memorySessions {
-		if time.Now().After(deadline) {
-			t.Fatalf("only %d of %d GET streams attached", r.StreamsAttached(), memorySessions)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitUntil(t, fmt.Sprintf("all %d GET streams attached", memorySessions), func() bool { return r.StreamsAttached() >= memorySessions })
 	streaming := memStats()
 	perStream := float64(streaming-before) / memorySessions
 	t.Logf("per idle session: %.0f bytes without a stream, %.0f bytes with an open GET stream (%d sessions)", perIdle, perStream, memorySessions)
@@ -183,21 +177,22 @@ func TestAbandonedSessionsAreReclaimed(t *testing.T) {
 	// Every initialize got a session id; some expire while the rest are
 	// still being created.
 	openSessions(t, srv.URL, memorySessions)
-	deadline := time.Now().Add(30 * time.Second)
-	for r.Sessions() > 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d sessions left after the timeout", r.Sessions())
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitUntil(t, "every session expired", func() bool { return r.Sessions() == 0 })
 	srv.CloseClientConnections()
+	// Until goroutines and heap are back, or the test's deadline; the
+	// checks below say which is not.
 	var after uint64
-	for range 50 {
+reclaim:
+	for done := testCtx(t).Done(); ; {
 		after = memStats()
 		if runtime.NumGoroutine() <= goroutines && after < before+(1<<20) {
 			break
 		}
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-done:
+			break reclaim
+		case <-time.After(100 * time.Millisecond):
+		}
 	}
 	t.Logf("reclaimed %d sessions: goroutines %d → %d, heap+stacks %d → %d bytes", memorySessions, goroutines, runtime.NumGoroutine(), before, after)
 	if runtime.NumGoroutine() > goroutines {

@@ -59,7 +59,7 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var waiting atomic.Int32
+			var waiting, ended atomic.Int32
 			r := specter.NewRouter("pending", "1.0.0", quiet, specter.InputTimeout(inputTimeout),
 				specter.SessionTimeout(3*time.Second), specter.MaxSessions(40), specter.MaxSessionsPerPrincipal(30))
 			r.Connect(func(c *specter.Context) error {
@@ -68,6 +68,7 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 			})
 			r.Tool("ask", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 				waiting.Add(1)
+				defer ended.Add(1)
 				defer waiting.Add(-1)
 				_, _, err := specter.Elicit[struct {
 					Name string `json:"name"`
@@ -100,8 +101,8 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					// The question arrives; the client hangs up a second
-					// later, never answering.
+					// The question arrives; the client hangs up, never
+					// answering.
 					req, _ := mallory.NewRequest(ctx(t), http.MethodPost, bodies[i])
 					res, err := client.Do(req)
 					if err != nil {
@@ -109,17 +110,19 @@ func TestPendingRequestsHoldNoBody(t *testing.T) {
 						return
 					}
 					_, _ = res.Body.Read(make([]byte, 1))
-					time.Sleep(time.Second)
 					res.Body.Close()
 				}()
 			}
 			// Reading and parsing the bodies takes long on a loaded
-			// machine, the more so under -race.
-			for start := time.Now(); waiting.Load() != calls; time.Sleep(10 * time.Millisecond) {
-				if time.Since(start) > inputTimeout {
-					t.Fatalf("%d of %d handlers wait after %v", waiting.Load(), calls, time.Since(start))
+			// machine, the more so under -race: the measure needs every
+			// handler waiting at once, which fails only if one gave up
+			// (its input timeout) before the last began.
+			waitUntil(t, "every handler waits", func() bool {
+				if n := ended.Load(); n > 0 {
+					t.Fatalf("%d handlers gave up before all %d waited; raise inputTimeout", n, calls)
 				}
-			}
+				return waiting.Load() == calls
+			})
 			wg.Wait()
 			bodies = nil
 			during := heapAlloc()

@@ -54,17 +54,23 @@ func (l *endLog) record(reason string, s *specter.Session) {
 	l.mu.Unlock()
 }
 
+// wait returns the reasons once there are n, or those there are at the
+// test's deadline.
 func (l *endLog) wait(t *testing.T, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	done := testCtx(t).Done()
 	for {
 		l.mu.Lock()
 		got := append([]string(nil), l.reasons...)
 		l.mu.Unlock()
-		if len(got) >= n || time.Now().After(deadline) {
+		if len(got) >= n {
 			return got
 		}
-		time.Sleep(10 * time.Millisecond)
+		select {
+		case <-done:
+			return got
+		case <-time.After(10 * time.Millisecond):
+		}
 	}
 }
 
@@ -146,12 +152,14 @@ func TestSessionDataAndHooksAcrossNodes(t *testing.T) {
 // longer fit the buffer: the client is told, not left with a silent gap.
 func TestBufferOverflowIsReported(t *testing.T) {
 	r := specter.NewRouter("t", "1", quiet, specter.BufferBytes(2048))
+	said := make(chan struct{})
 	r.Tool("chatty", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
 		return specter.NoReply(func(s *specter.Stream) specter.Result {
 			s.CloseSSE()
 			for i := range 100 {
 				_ = s.Log(mcp.LevelInfo, map[string]any{"n": i, "pad": strings.Repeat("x", 50)})
 			}
+			close(said)
 			return specter.Reply("done")
 		})
 	}, specter.Description("Says a lot while nobody listens"))
@@ -161,7 +169,7 @@ func TestBufferOverflowIsReported(t *testing.T) {
 	if !errors.Is(err, mcptest.ErrStreamEnded) {
 		t.Fatalf("%+v %v", resp, err)
 	}
-	time.Sleep(100 * time.Millisecond)
+	<-said // all 100 messages are in the buffer, or dropped from it
 	s, err := c.Listen(ctx(t), resp.Events[len(resp.Events)-1].ID)
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/specter-mcp/specter/integration/internal/wire"
 	"github.com/specter-mcp/specter/jsonrpc"
@@ -259,18 +258,6 @@ func serverInfo(t testing.TB, res mcptest.StatelessResult) mcp.Implementation {
 // elicitAccept is an accepted form elicitation answer.
 func elicitAccept(content map[string]any) map[string]any {
 	return map[string]any{"action": "accept", "content": content}
-}
-
-// eventually polls cond until it holds or 10 s pass.
-func eventually(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // fakeReporter records what the checker reports.

@@ -556,7 +556,7 @@ func TestStatelessRequestStateExpires(t *testing.T) {
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 20*time.Millisecond)))
 	s1 := inputRequired(t, callTool(t, expiring, tool, map[string]any{}, nil)).RequestState
 	s2 := inputRequired(t, callTool(t, lasting, tool, map[string]any{}, nil)).RequestState
-	time.Sleep(100 * time.Millisecond) // 100 times the TTL
+	time.Sleep(3 * time.Millisecond) // the 1ms TTL lapses, at a clock of milliseconds
 	wantStateRefused(t, expiring, "tools/call", tool, s1)
 	if got := toolText(t, callTool(t, lasting, tool, map[string]any{}, map[string]any{"inputResponses": confirm, "requestState": s2})); !strings.Contains(got, "state-ok") {
 		t.Errorf("a state within the default TTL: %q", got)

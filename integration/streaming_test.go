@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,11 +172,10 @@ func TestClientErrorAnswerReachesTheHandler(t *testing.T) {
 }
 
 func TestAsyncReplyFromAnotherGoroutineLongAfterTheHandlerReturned(t *testing.T) {
-	release := make(chan struct{})
-	var returned atomic.Bool
+	release, returned := make(chan struct{}), make(chan struct{})
 	r := specter.NewRouter("t", "1", quiet, specter.KeepAlive(20*time.Millisecond))
 	r.Tool("later", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		defer returned.Store(true)
+		defer close(returned)
 		return specter.NoReply(func(*specter.Stream) specter.Result {
 			<-release
 			return specter.Reply(map[string]any{"answer": 42})
@@ -186,10 +184,8 @@ func TestAsyncReplyFromAnotherGoroutineLongAfterTheHandlerReturned(t *testing.T)
 	e := newEnv(t, r)
 	c := e.session(nil, "2025-11-25")
 	go func() {
-		for !returned.Load() {
-			time.Sleep(time.Millisecond)
-		}
-		time.Sleep(200 * time.Millisecond)
+		<-returned
+		time.Sleep(200 * time.Millisecond) // long after, ten keep-alive intervals
 		close(release)
 	}()
 	res, resp, err := c.CallTool(ctx(t), "later", nil)
@@ -291,9 +287,10 @@ func TestListChangedAndResourceUpdatedReachTheGETStream(t *testing.T) {
 }
 
 func TestDuplicateInFlightRequestIDIsRejected(t *testing.T) {
-	release := make(chan struct{})
+	release, started := make(chan struct{}), make(chan struct{}, 1)
 	r := specter.NewRouter("t", "1", quiet)
 	r.Tool("block", func(specter.Params, *specter.Request, *specter.Context) specter.Result {
+		started <- struct{}{}
 		<-release
 		return specter.Reply("done")
 	}, specter.Description("Blocks"))
@@ -305,14 +302,8 @@ func TestDuplicateInFlightRequestIDIsRejected(t *testing.T) {
 		resp, _ := post(t, c, body, nil)
 		first <- resp
 	}()
-	var second *mcptest.Response
-	for i := 0; i < 200; i++ {
-		time.Sleep(5 * time.Millisecond)
-		second, _ = post(t, c, body, nil)
-		if second.Error != nil {
-			break
-		}
-	}
+	<-started // the first is in flight
+	second, _ := post(t, c, body, nil)
 	close(release)
 	if second.Error == nil || second.Error.Code != jsonrpc.CodeInvalidRequest {
 		t.Fatalf("duplicate id: %+v, want -32600", second)
@@ -323,9 +314,15 @@ func TestDuplicateInFlightRequestIDIsRejected(t *testing.T) {
 }
 
 func TestKeepAliveCommentsOnQuietStreams(t *testing.T) {
+	// The tool answers once the client has read two keep-alives: a
+	// stream that never gets one ends with the request's context.
+	release := make(chan struct{})
 	r := specter.NewRouter("t", "1", quiet, specter.KeepAlive(10*time.Millisecond))
 	r.Tool("slow", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
-		time.Sleep(100 * time.Millisecond)
+		select {
+		case <-release:
+		case <-c.Done():
+		}
 		return specter.Reply("done")
 	}, specter.Description("Slow"))
 	e := newEnv(t, r)
@@ -338,11 +335,15 @@ func TestKeepAliveCommentsOnQuietStreams(t *testing.T) {
 	defer hr.Body.Close()
 	var body strings.Builder
 	buf := make([]byte, 4096)
-	for {
+	for released := false; ; {
 		n, err := hr.Body.Read(buf)
 		body.Write(buf[:n])
 		if err != nil {
 			break
+		}
+		if !released && strings.Count(body.String(), ": keep-alive") >= 2 {
+			close(release)
+			released = true
 		}
 	}
 	if got := strings.Count(body.String(), ": keep-alive"); got < 2 {

@@ -98,7 +98,7 @@ func callState(t *testing.T, c *mcptest.StatelessClient, method string, p map[st
 // settled polls tasks/get until the task ended, and returns it.
 func settled(t *testing.T, c *mcptest.StatelessClient, id string, until func(*taskState) bool) *taskState {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; {
+	for done := testCtx(t).Done(); ; {
 		s, e := callState(t, c, mcp.MethodTasksGet, map[string]any{"taskId": id})
 		if e != nil {
 			t.Fatalf("tasks/get %s: %v", id, e)
@@ -106,10 +106,11 @@ func settled(t *testing.T, c *mcptest.StatelessClient, id string, until func(*ta
 		if until(s) {
 			return s
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s is still %s", id, s.Status)
+		select {
+		case <-done:
+			t.Fatalf("task %s is still %s at the test's deadline", id, s.Status)
+		case <-time.After(10 * time.Millisecond):
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 

@@ -13,4 +13,9 @@
 // To cancel a session-era call, take its id first (NewID), send it with
 // CallID and Cancel it; the call returns ErrCancelled. A 2026-07-28 call
 // is cancelled by cancelling its context, which closes its stream.
+//
+// Context and WaitUntil bound a test's waits by the test's own deadline
+// rather than by a guess at how fast the machine is: a wait for something
+// that happens ends as soon as it happens, and only one for something
+// that never happens fails.
 package mcptest

@@ -102,11 +102,17 @@ func span(t *testing.T, exp *tracetest.InMemoryExporter, name string) tracetest.
 	return found[0]
 }
 
-// eventually waits up to 5 seconds for cond.
+// eventually waits for cond until the test's deadline (mcptest.Context),
+// and leaves it to the caller's checks to say what never came.
 func eventually(t *testing.T, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); !cond() && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
+	done := mcptest.Context(t).Done()
+	for !cond() {
+		select {
+		case <-done:
+			return
+		case <-time.After(2 * time.Millisecond):
+		}
 	}
 }
 

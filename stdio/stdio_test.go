@@ -18,6 +18,7 @@ import (
 	"github.com/specter-mcp/specter"
 	"github.com/specter-mcp/specter/integration/conformance/fixture"
 	"github.com/specter-mcp/specter/internal/msgtest"
+	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/stdio"
 )
 
@@ -180,30 +181,38 @@ func TestContentLength(t *testing.T) {
 // either era.
 func TestEOFWhileRunning(t *testing.T) {
 	for _, era := range []struct{ name, lines string }{
-		{"2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60},` + meta + "}}\n"},
+		{"2026-07-28", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_until_cancelled",` + meta + "}}\n"},
 		{"session", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n" +
 			`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
-			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow_compute","arguments":{"seconds":60}}}` + "\n"},
+			`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"run_until_cancelled"}}` + "\n"},
 	} {
 		t.Run(era.name, func(t *testing.T) {
+			// The tool runs until it is cancelled: a Serve that never
+			// cancels it runs until the test's deadline.
 			r := newFixture()
+			running := make(chan struct{}, 1)
+			r.Tool("run_until_cancelled", func(_ specter.Params, _ *specter.Request, c *specter.Context) specter.Result {
+				running <- struct{}{}
+				<-c.Done()
+				return specter.Error(c.Err())
+			}, specter.Description("Runs until cancelled"))
 			inR, inW := io.Pipe()
 			outR, outW := io.Pipe()
 			done := make(chan error, 1)
 			go func() {
-				done <- (&stdio.Server{Handler: r, Drain: 200 * time.Millisecond}).Serve(context.Background(), inR, outW)
+				done <- (&stdio.Server{Handler: r, Drain: 10 * time.Millisecond}).Serve(context.Background(), inR, outW)
 			}()
 			go io.Copy(io.Discard, outR)
 			_, _ = io.WriteString(inW, era.lines)
-			time.Sleep(50 * time.Millisecond)
+			<-running
 			inW.Close()
 			select {
 			case err := <-done:
 				if err != nil {
 					t.Fatal(err)
 				}
-			case <-time.After(10 * time.Second):
-				t.Fatal("Serve still running 10s after stdin closed, with a 200ms drain")
+			case <-mcptest.Context(t).Done():
+				t.Fatal("Serve still running at the test's deadline after stdin closed, with a 10ms drain")
 			}
 			outW.Close()
 			if r.Sessions() != 0 || r.Listeners() != 0 || r.StreamsAttached() != 0 {

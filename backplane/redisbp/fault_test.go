@@ -8,6 +8,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 // call is one method of the backplane, called for its error.
@@ -93,20 +95,31 @@ func TestRedisDown(t *testing.T) {
 	}
 	receive(t, b, got, "before the outage")
 
+	// A call fails promptly when it dials no more than once per try: no
+	// dial retries with pauses between them, no retries beyond MaxRetries.
+	// The dials are counted on a node of their own, without the
+	// subscription that redials on its own while Redis is down, and with
+	// a pool larger than the test's dials, whose failures would otherwise
+	// make go-redis stop dialing and probe with a dial a second instead.
+	counted := newNode(t, srv.URL+"?pool_size=1000")
+	if err := setUp(t, counted); err != nil {
+		t.Fatal(err)
+	}
+	dials := &dialCounter{}
+	counted.client.AddHook(dials)
 	srv.Stop()
 	for _, c := range calls {
-		start := time.Now()
-		err := c.do(ctx, b)
-		took := time.Since(start)
-		switch {
+		dials.n.Store(0)
+		err := c.do(ctx, counted)
+		switch n := dials.n.Load(); {
 		case err == nil || errors.Is(err, backplane.ErrNotFound):
 			t.Errorf("%s with Redis down: %v, want a failure", c.name, err)
 		case !strings.HasPrefix(err.Error(), "redisbp: "):
 			t.Errorf("%s with Redis down: %q, want a redisbp error", c.name, err)
-		case took > time.Second:
-			t.Errorf("%s with Redis down took %v", c.name, took)
+		case n > MaxRetries+1:
+			t.Errorf("%s with Redis down dialed %d times, want at most %d (one per try)", c.name, n, MaxRetries+1)
 		}
-		t.Logf("%s with Redis down: %v after %v", c.name, err, took)
+		t.Logf("%s with Redis down: %v after %d dials", c.name, err, dials.n.Load())
 	}
 	err := b.Publish(ctx, &backplane.Message{Kind: backplane.KindWake})
 	if err == nil || !strings.Contains(err.Error(), "publish") || !strings.Contains(err.Error(), "connection refused") {
@@ -179,20 +192,30 @@ func subscribe(t *testing.T, b *Backplane) <-chan *backplane.Message {
 // go-redis stops dialing for a moment after repeated failures.
 func recovered(t *testing.T, b *Backplane) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for setUp(t, b) != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("no recovery after the restart: %v", setUp(t, b))
-		}
-		time.Sleep(50 * time.Millisecond)
+	mcptest.WaitUntil(t, "the backplane works again after the restart", func() bool { return setUp(t, b) == nil })
+}
+
+// dialCounter counts a client's dials, each try of each dial.
+type dialCounter struct{ n atomic.Int32 }
+
+func (d *dialCounter) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		d.n.Add(1)
+		return next(ctx, network, addr)
 	}
+}
+
+func (d *dialCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+
+func (d *dialCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
 }
 
 // receive publishes until the subscription's handler gets a message:
 // after a restart, go-redis subscribes again on its own, a moment later.
 func receive(t *testing.T, b *Backplane, got <-chan *backplane.Message, when string) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
+	deadline := mcptest.Context(t).Done()
 	tick := time.NewTicker(100 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -212,23 +235,30 @@ func receive(t *testing.T, b *Backplane, got <-chan *backplane.Message, when str
 }
 
 // TestUnresponsiveRedis checks that every call honors its context's
-// deadline when Redis accepts connections but never answers.
+// deadline when Redis accepts connections but never answers. The client
+// has no timeouts of its own, so a call that lost its context's deadline
+// would wait until the test's.
 func TestUnresponsiveRedis(t *testing.T) {
 	t.Parallel()
 	addr := blackHole(t)
-	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, MaxRetries: -1})
+	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true, MaxRetries: -1,
+		ReadTimeout: -1, WriteTimeout: -1})
 	defer c.Close()
 	b := NewFromClient(c)
 	defer b.Close()
 	for _, cl := range calls {
-		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-		start := time.Now()
-		err := cl.do(ctx, b)
-		took := time.Since(start)
-		cancel()
-		if err == nil || took > time.Second {
-			t.Errorf("%s on an unresponsive Redis: %v after %v, want an error at the deadline", cl.name, err, took)
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+		done := make(chan error, 1)
+		go func() { done <- cl.do(ctx, b) }()
+		select {
+		case err := <-done:
+			if err == nil {
+				t.Errorf("%s on an unresponsive Redis succeeded, want an error at the deadline", cl.name)
+			}
+		case <-mcptest.Context(t).Done():
+			t.Errorf("%s on an unresponsive Redis outlived its context's deadline until the test's", cl.name)
 		}
+		cancel()
 	}
 }
 

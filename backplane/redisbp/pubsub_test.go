@@ -10,6 +10,7 @@ import (
 
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 // TestStop checks that handle is not called once stop has returned,
@@ -28,6 +29,7 @@ func TestStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sub := subscriptions(b)[0]
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -35,13 +37,17 @@ func TestStop(t *testing.T) {
 			_ = a.Publish(ctx, &backplane.Message{Kind: backplane.KindWake})
 		}
 	})
-	for calls.Load() < 10 {
-		time.Sleep(time.Millisecond)
-	}
+	mcptest.WaitUntil(t, "10 messages handled", func() bool { return calls.Load() >= 10 })
 	stop()
 	stopped.Store(1)
 	stop() // a second stop is harmless
-	time.Sleep(100 * time.Millisecond)
+	// Whatever the subscription had queued, it has handled once its
+	// goroutine ended: count the late calls then, not after a guessed time.
+	select {
+	case <-sub.done:
+	case <-mcptest.Context(t).Done():
+		t.Fatal("the subscription's goroutine outlived stop until the test's deadline")
+	}
 	cancel()
 	wg.Wait()
 	if n := lateCalls.Load(); n != 0 {
@@ -53,21 +59,29 @@ func TestStop(t *testing.T) {
 // goroutine behind (TestMain checks), and refuses new ones.
 func TestClose(t *testing.T) {
 	srv := redistest.Start(t)
-	a := newNode(t, srv.URL)
 	b, err := New(context.Background(), srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var calls atomic.Int32
-	stop, err := b.Subscribe(func(*backplane.Message) { calls.Add(1) })
+	stop, err := b.Subscribe(func(*backplane.Message) {})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := b.Subscribe(func(*backplane.Message) { calls.Add(1) }); err != nil {
+	if _, err := b.Subscribe(func(*backplane.Message) {}); err != nil {
 		t.Fatal(err)
 	}
+	subs := subscriptions(b)
 	if err := b.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// Close has ended the subscriptions' goroutines, so no message can
+	// reach their handlers any more.
+	for i, s := range subs {
+		select {
+		case <-s.done:
+		default:
+			t.Errorf("subscription %d still runs after Close returned", i)
+		}
 	}
 	stop() // after Close, harmless
 	if err := b.Close(); err != nil {
@@ -76,13 +90,17 @@ func TestClose(t *testing.T) {
 	if _, err := b.Subscribe(func(*backplane.Message) {}); !errors.Is(err, errClosed) {
 		t.Errorf("Subscribe after Close: %v", err)
 	}
-	if err := a.Publish(context.Background(), &backplane.Message{Kind: backplane.KindWake}); err != nil {
-		t.Fatal(err)
+}
+
+// subscriptions returns b's running subscriptions.
+func subscriptions(b *Backplane) []*subscription {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	var subs []*subscription
+	for s := range b.subs {
+		subs = append(subs, s)
 	}
-	time.Sleep(100 * time.Millisecond)
-	if n := calls.Load(); n != 0 {
-		t.Errorf("closed backplane's handlers called %d times", n)
-	}
+	return subs
 }
 
 // TestNewFromClientLeavesClientOpen checks that Close stops the

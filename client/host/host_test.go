@@ -16,6 +16,7 @@ import (
 	"github.com/specter-mcp/specter/client/host"
 	"github.com/specter-mcp/specter/gateway"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
 	"github.com/specter-mcp/specter/params"
 )
 
@@ -78,13 +79,17 @@ func names[T any](t *testing.T, items []T, err error, name func(T) string) []str
 
 func toolName(x mcp.Tool) string { return x.Name }
 
-// eventually polls cond until it holds; the list_changed notification
-// travels on its own stream and comes when it comes.
+// eventually polls cond until it holds, or fails at the test's deadline;
+// the list_changed notification travels on its own stream and comes when
+// it comes.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
+	done := mcptest.Context(t).Done()
+	for !cond() {
+		select {
+		case <-done:
+			t.Fatalf("the test's deadline came before %s", what)
+		case <-time.After(20 * time.Millisecond): // each try lists the tools
 		}
 	}
 }

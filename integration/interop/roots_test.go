@@ -10,15 +10,20 @@ import (
 
 	"github.com/specter-mcp/specter/client/host"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
-// eventually polls cond until it holds: a server acts on a notification
-// in its own time, and says nothing when done.
+// eventually polls cond until it holds, or fails at the test's deadline: a
+// server acts on a notification in its own time, and says nothing when
+// done.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(25 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("never: %s", what)
+	done := mcptest.Context(t).Done()
+	for !cond() {
+		select {
+		case <-done:
+			t.Fatalf("the test's deadline came before %s", what)
+		case <-time.After(25 * time.Millisecond): // each try asks the server
 		}
 	}
 }

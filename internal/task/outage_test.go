@@ -11,6 +11,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/backplane/redisbp"
 	"github.com/specter-mcp/specter/backplane/redisbp/redistest"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 // TestTableRetriesAChangeRedisMissed: a task that ends while Redis is
@@ -36,15 +37,9 @@ func TestTableRetriesAChangeRedisMissed(t *testing.T) {
 	tk.Finish(json.RawMessage(`{"ok":true}`), nil, false)
 	redis.Restart(t) // empty: only the retry can bring the task back
 
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	// Polling another node's view, which has no signal to wait on.
+	mcptest.WaitUntil(t, "the other node saw the task end", func() bool {
 		s, refused := b.Get(tk.ID, "alice")
-		if refused == nil && s.Status == Completed {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the other node never saw the task end: %+v %v", s, refused)
-		}
-		time.Sleep(50 * time.Millisecond) // polling another node's view, which has no signal to wait on
-	}
+		return refused == nil && s.Status == Completed
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/specter-mcp/specter/backplane"
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 // cluster returns two tables sharing one backplane, as two nodes do.
@@ -68,9 +69,7 @@ func TestTableAnswersForTasksOfOtherNodes(t *testing.T) {
 	go func() {
 		asked <- tk.Ask(context.Background(), "k", mcp.MethodElicit, struct{}{}, &got, func() bool { return got.Action != "" })
 	}()
-	for s, _ := b.Get(tk.ID, "alice"); s.Status != InputRequired; s, _ = b.Get(tk.ID, "alice") {
-		time.Sleep(time.Millisecond)
-	}
+	mcptest.WaitUntil(t, "B sees the question", func() bool { s, _ := b.Get(tk.ID, "alice"); return s.Status == InputRequired })
 	if s, _ := b.Get(tk.ID, "alice"); s.Inputs["k"].Method != mcp.MethodElicit {
 		t.Fatalf("B does not see the question: %+v", s)
 	}
@@ -123,13 +122,8 @@ func TestTableDropsAndStopsExpiredTasks(t *testing.T) {
 	tk, stopped := add(t, a, "alice", 20*time.Millisecond)
 	<-stopped
 	waitStatus(t, tk, Cancelled)
-	time.Sleep(30 * time.Millisecond)
-	if a.local(tk.ID) != nil {
-		t.Error("the expired task is still held")
-	}
-	if _, refused := b.Get(tk.ID, "alice"); refused == nil {
-		t.Error("the expired task is still readable")
-	}
+	mcptest.WaitUntil(t, "the expired task is no longer held", func() bool { return a.local(tk.ID) == nil })
+	mcptest.WaitUntil(t, "the expired task is no longer readable", func() bool { _, refused := b.Get(tk.ID, "alice"); return refused != nil })
 }
 
 func TestTableServe(t *testing.T) {
@@ -198,14 +192,7 @@ func TestTableLimits(t *testing.T) {
 		}
 	}
 	// Once t3 expires, its slot is free again.
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := start("h", time.Hour); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("an expired task kept its holder's slot")
-		}
-	}
+	mcptest.WaitUntil(t, "the expired task frees its holder's slot", func() bool { _, err := start("h", time.Hour); return err == nil })
 }
 
 // TestTableIndexesOnlyListedOwners: the tasks of an owner nobody lists

@@ -9,6 +9,7 @@ import (
 
 	"github.com/specter-mcp/specter/jsonrpc"
 	"github.com/specter-mcp/specter/mcp"
+	"github.com/specter-mcp/specter/mcptest"
 )
 
 func newTask(t *testing.T) (*Task, *bool) {
@@ -93,17 +94,16 @@ func TestTerminal(t *testing.T) {
 	}
 }
 
-// waitStatus polls the task until it reports status.
+// waitStatus polls the task until it reports status, or fails at the
+// test's deadline.
 func waitStatus(t *testing.T, tk *Task, status string) *mcp.Task {
 	t.Helper()
-	for range 5000 {
-		if v := tk.State().View(true); v.Status == status {
-			return v
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("the task never reached %q", status)
-	return nil
+	var v *mcp.Task
+	mcptest.WaitUntil(t, "the task reached "+status, func() bool {
+		v = tk.State().View(true)
+		return v.Status == status
+	})
+	return v
 }
 
 func TestAskAndAnswer(t *testing.T) {
@@ -122,9 +122,7 @@ func TestAskAndAnswer(t *testing.T) {
 	tk.Answer(map[string]json.RawMessage{"nope": json.RawMessage(`{}`)})
 	tk.Answer(map[string]json.RawMessage{"k1": json.RawMessage(`{"other":1}`)})
 	waitStatus(t, tk, InputRequired)
-	for tk.State().Inputs["k1"].Method == "" {
-		time.Sleep(time.Millisecond) // until the question is back
-	}
+	mcptest.WaitUntil(t, "the question is back", func() bool { return tk.State().Inputs["k1"].Method != "" })
 	tk.Answer(map[string]json.RawMessage{"k1": json.RawMessage(`{"action":"accept"}`)})
 	if err := <-done; err != nil {
 		t.Fatal(err)
