@@ -82,7 +82,11 @@ type Backplane struct {
 	admits     batch // Admit's script calls, pipelined under load
 	touches    touches
 	reloaded   atomic.Int64   // unix ns of the last reload of a Cluster's slots
-	background sync.WaitGroup // reloads under way, which Close waits for
+	background sync.WaitGroup // reloads, probes and gap notices under way, which Close waits for
+	quit       chan struct{}  // closed by Close
+	breaker    breaker        // of the one Redis (see BreakerWindow)
+	breakers   sync.Map       // on a Cluster: master address → *breaker
+	gap        gapNotice
 
 	mu     sync.Mutex
 	subs   map[*subscription]struct{}
@@ -231,7 +235,7 @@ func NewFromClient(c redis.UniversalClient, opts ...Option) *Backplane {
 		o.channel = o.prefix + ":bus"
 	}
 	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{},
-		admits: batch{script: admitScript}}
+		admits: batch{script: admitScript}, quit: make(chan struct{})}
 }
 
 // Sharing implements backplane.Backplane: every node on the same Redis
@@ -253,6 +257,7 @@ func (b *Backplane) Close() error {
 	for s := range subs {
 		s.stop()
 	}
+	close(b.quit)
 	b.background.Wait()
 	if b.ownClient {
 		if err := b.client.Close(); err != nil {
