@@ -78,14 +78,17 @@ func outage(ctx context.Context, err error) bool {
 	if err == nil || errors.Is(err, redis.Nil) || ctx.Err() != nil {
 		return false
 	}
+	// A pool that has no connection free is busy, not down.
 	var reply redis.Error
-	return !errors.As(err, &reply) || errors.Is(err, redis.ErrClosed)
+	return !errors.As(err, &reply) && !errors.Is(err, redis.ErrPoolTimeout)
 }
 
-// guarded is the breaker of the Redis that holds key, with what pings it.
+// guarded is the breaker of the Redis that holds key, with its client.
 type guarded struct {
 	br   *breaker
-	ping func(context.Context) error
+	node interface {
+		Ping(context.Context) *redis.StatusCmd
+	}
 }
 
 // guard returns the breaker of the Redis that holds key (on one Redis,
@@ -94,7 +97,7 @@ type guarded struct {
 func (b *Backplane) guard(ctx context.Context, key string) guarded {
 	cc, ok := b.client.(*redis.ClusterClient)
 	if !ok {
-		return guarded{br: &b.breaker, ping: func(ctx context.Context) error { return b.client.Ping(ctx).Err() }}
+		return guarded{br: &b.breaker, node: b.client}
 	}
 	node, err := cc.MasterForKey(ctx, key)
 	if err != nil {
@@ -105,7 +108,7 @@ func (b *Backplane) guard(ctx context.Context, key string) guarded {
 	if !ok {
 		br, _ = b.breakers.LoadOrStore(addr, &breaker{})
 	}
-	return guarded{br: br.(*breaker), ping: func(ctx context.Context) error { return node.Ping(ctx).Err() }}
+	return guarded{br: br.(*breaker), node: node}
 }
 
 // check is breaker.check, for a guarded that may have none.
@@ -157,8 +160,13 @@ func (b *Backplane) probe(g guarded) {
 			err = errClosed
 		case <-tick.C:
 			ctx, cancel := context.WithTimeout(context.Background(), DialTimeout)
-			err = g.ping(ctx)
+			err = g.node.Ping(ctx).Err()
 			cancel()
+		}
+		if err != nil && !errors.Is(err, errClosed) {
+			// On a Cluster, a replica may have taken the slots over:
+			// the calls find it once the client reloads its map.
+			b.failed(err)
 		}
 		br.mu.Lock()
 		if err == nil {

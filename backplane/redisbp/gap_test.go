@@ -145,3 +145,31 @@ func TestBreakerRecovers(t *testing.T) {
 		t.Fatalf("after the probe closed the breaker: %v", err)
 	}
 }
+
+// TestClusterBreaker stops a Redis Cluster under a backplane: after the
+// first append waited out the client's retries, appends fail at once,
+// and once the Cluster is back they work again.
+func TestClusterBreaker(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a 6-node Redis Cluster")
+	}
+	c := redistest.StartCluster(t)
+	b := newNode(t, c.URL)
+	if err := setUp(t, b); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c.Stop()
+	ev := backplane.Event{Seq: 2, Data: []byte("x")}
+	if err := b.Append(ctx, "s", "st", ev, 0); err == nil || errors.Is(err, ErrUnavailable) {
+		t.Fatalf("append with the Cluster down: %v, want the client's error", err)
+	}
+	for i := range 100 {
+		ev.Seq++
+		if err := b.Append(ctx, "s", "st", ev, 0); !errors.Is(err, ErrUnavailable) {
+			t.Fatalf("append %d after a failure: %v, want ErrUnavailable", i, err)
+		}
+	}
+	c.Restart(t)
+	recovered(t, b)
+}

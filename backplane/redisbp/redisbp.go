@@ -26,8 +26,14 @@
 // channels "specter:bus:{<n>}", a session's always on the same one, so
 // that they keep their order. Pub/Sub delivers at most once:
 // messages published while a node is disconnected from Redis do not reach
-// it, which the router tolerates because events are in the buffers and
-// wake-ups are only hints.
+// it, and a publish may fail. Events are in the buffers and wake-ups are
+// only hints; for the rest, a subscription that came back, and a node
+// whose publish failed once Redis takes messages again, hand every node
+// a backplane.KindGap message, on which the router tells its listening
+// clients to read again what they follow.
+//
+// While Redis is unreachable, the calls on stream events and Publish fail
+// fast (see BreakerWindow).
 //
 // Keys stay apart as long as the prefix holds no '{' or '}' (a tag there
 // would put every session on one slot) and session ids and stream names
