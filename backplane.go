@@ -20,6 +20,8 @@ func (r *Router) onMessage(m *backplane.Message) {
 	switch m.Kind {
 	case backplane.KindNotify:
 		r.deliverNotify(m)
+	case backplane.KindGap:
+		r.deliverGap()
 	case backplane.KindTask:
 		r.tasks.Receive(m)
 	case backplane.KindTopic:

@@ -76,6 +76,35 @@ func (r *Router) deliverNotify(m *backplane.Message) {
 	r.t.Listeners.Notify(m, allowed)
 }
 
+// deliverGap tells the listeners attached to this node that change
+// notifications may have been lost between nodes (the backplane's
+// subscription broke and came back, or a node could not publish), in the
+// spec's own terms: every list changed, and every resource subscribed to
+// was updated, so clients list and read again what they follow. That may
+// be more than was lost, never less.
+func (r *Router) deliverGap() {
+	r.log.Warn().Msg("mcp backplane: notifications between nodes may have been lost; telling listeners to read again")
+	for _, method := range []string{mcp.NotificationToolsChanged, mcp.NotificationPromptsChanged, mcp.NotificationResourcesChanged} {
+		r.deliverNotify(&backplane.Message{Kind: backplane.KindNotify, Method: method})
+	}
+	uris := map[string]struct{}{}
+	for _, s := range r.sessions.All() {
+		if s.HasGetStream() {
+			for _, uri := range s.Subscriptions() {
+				uris[uri] = struct{}{}
+			}
+		}
+	}
+	for _, l := range r.t.Listeners.All() {
+		for _, uri := range l.Resources() {
+			uris[uri] = struct{}{}
+		}
+	}
+	for uri := range uris {
+		r.deliverNotify(&backplane.Message{Kind: backplane.KindNotify, Method: mcp.NotificationResourceUpdated, URI: uri})
+	}
+}
+
 // changed notifies listeners after a declaration was added or removed.
 func (r *Router) changed(k kind) {
 	r.broadcast([...]string{kindTool: mcp.NotificationToolsChanged, kindPrompt: mcp.NotificationPromptsChanged,

@@ -204,6 +204,12 @@ const (
 	KindTopic  = "topic"  // an application event on topic URI, with Data
 	KindField  = "field"  // a session's shared field Method changed to Data (as SetField)
 	KindMember = "member" // a session's set Method gained (Data true) or lost (false) member URI (as SetMember)
+	// KindGap says that messages between nodes may have been lost: a
+	// node's subscription broke and came back, or a node could not
+	// publish. A node that gets it tells its listening clients to read
+	// again what they follow. A backplane that can lose messages sends
+	// it (or hands it to Subscribe's handler) once it works again.
+	KindGap = "gap"
 )
 
 // Message travels between nodes.

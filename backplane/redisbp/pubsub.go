@@ -54,23 +54,91 @@ func (b *Backplane) shardName(i int) string { return b.channel + ":{" + strconv.
 
 // Publish implements backplane.Backplane: m goes, as JSON, to the
 // channel every node's Subscribe listens on (on a Cluster, the sharded
-// channel of its session).
+// channel of its session). While Redis is unreachable it fails fast (see
+// BreakerWindow). A message it could not publish is not retried, but it
+// is not lost in silence either: once Redis takes messages again, every
+// node's subscription gets a backplane.KindGap message, so that the
+// listeners who may have missed it are told.
 func (b *Backplane) Publish(ctx context.Context, m *backplane.Message) error {
+	if err := b.publish(ctx, m); err != nil {
+		b.gap.pending(b)
+		return err
+	}
+	return nil
+}
+
+func (b *Backplane) publish(ctx context.Context, m *backplane.Message) error {
 	js, err := json.Marshal(m)
 	if err != nil {
 		return fmt.Errorf("redisbp: publish: %w", err)
 	}
-	if cc, ok := b.client.(*redis.ClusterClient); ok {
-		ch := b.shardChannel(m)
-		if err := cc.SPublish(ctx, ch, js).Err(); err != nil {
-			return fmt.Errorf("redisbp: publish to %q: %w", ch, err)
-		}
-		return nil
+	ch := b.channel
+	cc, cluster := b.client.(*redis.ClusterClient)
+	if cluster {
+		ch = b.shardChannel(m)
 	}
-	if err := b.client.Publish(ctx, b.channel, js).Err(); err != nil {
-		return fmt.Errorf("redisbp: publish to %q: %w", b.channel, err)
+	g := b.guard(ctx, ch)
+	if err := g.check(); err != nil {
+		return fmt.Errorf("redisbp: publish to %q: %w", ch, err)
+	}
+	if cluster {
+		err = cc.SPublish(ctx, ch, js).Err()
+	} else {
+		err = b.client.Publish(ctx, ch, js).Err()
+	}
+	b.done(ctx, g, err)
+	if err != nil {
+		return fmt.Errorf("redisbp: publish to %q: %w", ch, err)
 	}
 	return nil
+}
+
+// gapNotice publishes a backplane.KindGap message after a publish failed,
+// as soon as Redis takes it: one for any number of failures before.
+type gapNotice struct {
+	mu      sync.Mutex
+	waiting bool // a failure is not yet told
+	running bool // send runs
+}
+
+// pending notes that a publish failed, and starts send unless it runs.
+func (n *gapNotice) pending(b *Backplane) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.waiting = true
+	if !n.running {
+		n.running = b.goBackground(func() { n.send(b) })
+	}
+}
+
+// send tries every probeEvery to publish the gap message until one
+// publish made after the last failure went through.
+func (n *gapNotice) send(b *Backplane) {
+	tick := time.NewTicker(probeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-b.quit:
+			return
+		case <-tick.C:
+		}
+		n.mu.Lock()
+		if !n.waiting {
+			n.running = false
+			n.mu.Unlock()
+			return
+		}
+		n.waiting = false
+		n.mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), DialTimeout)
+		err := b.publish(ctx, &backplane.Message{Kind: backplane.KindGap})
+		cancel()
+		if err != nil {
+			n.mu.Lock()
+			n.waiting = true
+			n.mu.Unlock()
+		}
+	}
 }
 
 // Subscribe implements backplane.Backplane. It returns once Redis has
@@ -80,8 +148,9 @@ func (b *Backplane) Publish(ctx context.Context, m *backplane.Message) error {
 // session, resource or task); when it falls 100 messages behind, go-redis waits up to a
 // minute for it and then drops messages. After a connection failure
 // go-redis reconnects and subscribes again on its own; messages published
-// in between are lost. stop must not be called from handle: it waits for
-// handle to return.
+// in between are lost, so handle then gets a backplane.KindGap message,
+// in order with the others. stop must not be called from handle: it
+// waits for handle to return.
 func (b *Backplane) Subscribe(handle func(*backplane.Message)) (stop func(), err error) {
 	b.mu.Lock()
 	closed := b.closed
@@ -134,7 +203,7 @@ type subscription struct {
 	once     sync.Once
 }
 
-func (s *subscription) run(ch <-chan *redis.Message, handle func(*backplane.Message)) {
+func (s *subscription) run(ch <-chan any, handle func(*backplane.Message)) {
 	defer close(s.done)
 	for rm := range ch {
 		if s.stopping.Load() {
@@ -143,25 +212,38 @@ func (s *subscription) run(ch <-chan *redis.Message, handle func(*backplane.Mess
 			continue
 		}
 		var m backplane.Message
-		if err := json.Unmarshal([]byte(rm.Payload), &m); err != nil {
-			// Not from a Specter node, and there is nobody to tell.
+		switch rm := rm.(type) {
+		case *redis.Subscription:
+			// Subscribe read the first confirmation: this one is
+			// go-redis subscribing again after the connection broke.
+			if rm.Kind != "subscribe" && rm.Kind != "ssubscribe" {
+				continue
+			}
+			m.Kind = backplane.KindGap
+		case *redis.Message:
+			if err := json.Unmarshal([]byte(rm.Payload), &m); err != nil {
+				// Not from a Specter node, and there is nobody to tell.
+				continue
+			}
+		default:
 			continue
 		}
 		handle(&m)
 	}
 }
 
-// merge returns the messages of every PubSub on one channel, each
-// PubSub's in order, closed once go-redis closed all of theirs.
-func (s *subscription) merge() <-chan *redis.Message {
+// merge returns the messages and subscription confirmations of every
+// PubSub on one channel, each PubSub's in order, closed once go-redis
+// closed all of theirs.
+func (s *subscription) merge() <-chan any {
 	if len(s.ps) == 1 {
-		return s.ps[0].Channel()
+		return s.ps[0].ChannelWithSubscriptions()
 	}
-	out := make(chan *redis.Message, 100)
+	out := make(chan any, 100)
 	var wg sync.WaitGroup
 	for _, ps := range s.ps {
 		wg.Go(func() {
-			for rm := range ps.Channel() {
+			for rm := range ps.ChannelWithSubscriptions() {
 				out <- rm // run drains out until it is closed
 			}
 		})

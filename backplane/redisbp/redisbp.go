@@ -26,8 +26,14 @@
 // channels "specter:bus:{<n>}", a session's always on the same one, so
 // that they keep their order. Pub/Sub delivers at most once:
 // messages published while a node is disconnected from Redis do not reach
-// it, which the router tolerates because events are in the buffers and
-// wake-ups are only hints.
+// it, and a publish may fail. Events are in the buffers and wake-ups are
+// only hints; for the rest, a subscription that came back, and a node
+// whose publish failed once Redis takes messages again, hand every node
+// a backplane.KindGap message, on which the router tells its listening
+// clients to read again what they follow.
+//
+// While Redis is unreachable, the calls on stream events and Publish fail
+// fast (see BreakerWindow).
 //
 // Keys stay apart as long as the prefix holds no '{' or '}' (a tag there
 // would put every session on one slot) and session ids and stream names
@@ -81,7 +87,11 @@ type Backplane struct {
 	channel    string
 	batch      batch          // Admit's and ClaimRequests's calls, pipelined under load
 	reloaded   atomic.Int64   // unix ns of the last reload of a Cluster's slots
-	background sync.WaitGroup // reloads under way, which Close waits for
+	background sync.WaitGroup // reloads, probes and gap notices under way, which Close waits for
+	quit       chan struct{}  // closed by Close
+	breaker    breaker        // of the one Redis (see BreakerWindow)
+	breakers   sync.Map       // on a Cluster: master address → *breaker
+	gap        gapNotice
 
 	mu     sync.Mutex
 	subs   map[*subscription]struct{}
@@ -229,7 +239,7 @@ func NewFromClient(c redis.UniversalClient, opts ...Option) *Backplane {
 	if o.channel == "" {
 		o.channel = o.prefix + ":bus"
 	}
-	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{}}
+	return &Backplane{client: c, prefix: o.prefix, channel: o.channel, subs: map[*subscription]struct{}{}, quit: make(chan struct{})}
 }
 
 // Sharing implements backplane.Backplane: every node on the same Redis
@@ -251,6 +261,7 @@ func (b *Backplane) Close() error {
 	for s := range subs {
 		s.stop()
 	}
+	close(b.quit)
 	b.background.Wait()
 	if b.ownClient {
 		if err := b.client.Close(); err != nil {

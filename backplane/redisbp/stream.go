@@ -171,7 +171,12 @@ func (b *Backplane) Append(ctx context.Context, session, stream string, ev backp
 	}
 	k := b.keys(session)
 	keys := []string{k.session(), k.events(), k.meta()}
+	g := b.guard(ctx, keys[0])
+	if err := g.check(); err != nil {
+		return fmt.Errorf("redisbp: append: %w", err)
+	}
 	n, err := appendScript.Run(ctx, b.client, keys, stream, js, strconv.FormatUint(ev.Seq, 10), len(ev.Data), limit).Int()
+	b.done(ctx, g, err)
 	if err != nil {
 		b.failed(err)
 		return fmt.Errorf("redisbp: append: %w", err)
@@ -186,7 +191,12 @@ func (b *Backplane) Append(ctx context.Context, session, stream string, ev backp
 func (b *Backplane) Events(ctx context.Context, session, stream string, after uint64) ([]backplane.Event, bool, error) {
 	k := b.keys(session)
 	keys := []string{k.session(), k.events(), k.meta()}
+	g := b.guard(ctx, keys[0])
+	if err := g.check(); err != nil {
+		return nil, false, fmt.Errorf("redisbp: events: %w", err)
+	}
 	r, err := eventsScript.RunRO(ctx, b.client, keys, stream, strconv.FormatUint(after, 10)).StringSlice()
+	b.done(ctx, g, err)
 	if errors.Is(err, redis.Nil) {
 		return nil, false, backplane.ErrNotFound
 	}
@@ -231,7 +241,13 @@ func (b *Backplane) Head(ctx context.Context, session, stream string) (backplane
 // DropStream implements backplane.Backplane.
 func (b *Backplane) DropStream(ctx context.Context, session, stream string) error {
 	k := b.keys(session)
-	if err := dropStreamScript.Run(ctx, b.client, []string{k.events(), k.meta()}, stream).Err(); err != nil {
+	g := b.guard(ctx, k.events())
+	if err := g.check(); err != nil {
+		return fmt.Errorf("redisbp: drop stream: %w", err)
+	}
+	err := dropStreamScript.Run(ctx, b.client, []string{k.events(), k.meta()}, stream).Err()
+	b.done(ctx, g, err)
+	if err != nil {
 		return fmt.Errorf("redisbp: drop stream: %w", err)
 	}
 	return nil

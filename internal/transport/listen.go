@@ -168,6 +168,9 @@ func (l *Listener) Wants(method string) bool {
 	return false
 }
 
+// Resources returns the URIs of the resources l asked for updates of.
+func (l *Listener) Resources() []string { return l.filter.ResourceSubscriptions }
+
 // Subscribed reports whether l asked for updates of the resource uri.
 func (l *Listener) Subscribed(uri string) bool {
 	return slices.Contains(l.filter.ResourceSubscriptions, uri)
