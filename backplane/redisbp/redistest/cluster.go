@@ -2,7 +2,6 @@ package redistest
 
 import (
 	"fmt"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
@@ -56,14 +55,7 @@ func startCluster(t testing.TB, extra []string) *Cluster {
 	if testing.Short() {
 		t.Skip("redistest: the tests on a real Redis Cluster are skipped with -short")
 	}
-	cli := os.Getenv("REDIS_CLI")
-	if cli == "" {
-		var err error
-		if cli, err = exec.LookPath("redis-cli"); err != nil {
-			t.Fatalf("redistest: redis-cli is not on PATH (install the redis-tools apt package, or set REDIS_CLI): %v", err)
-		}
-	}
-	c := &Cluster{cli: cli}
+	c := &Cluster{cli: program(t, "REDIS_CLI", "redis-cli", "redis-tools")}
 	extra = append([]string{
 		"--cluster-enabled", "yes",
 		"--cluster-config-file", "nodes.conf",
@@ -79,7 +71,7 @@ func startCluster(t testing.TB, extra []string) *Cluster {
 	}
 	args := append([]string{"--cluster", "create"}, addrs...)
 	args = append(args, "--cluster-replicas", "1", "--cluster-yes")
-	if out, err := exec.Command(cli, args...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(c.cli, args...).CombinedOutput(); err != nil {
 		t.Fatalf("redistest: redis-cli --cluster create: %v: %s", err, out)
 	}
 	c.URL = "redis://" + addrs[0] + "?addr=" + strings.Join(addrs[1:], "&addr=")

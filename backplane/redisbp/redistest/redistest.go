@@ -55,6 +55,20 @@ func Start(t testing.TB) *Server {
 	return start(t, nil)
 }
 
+// program returns the path of a Redis program: $env, else name on PATH.
+// It fails the test, naming the apt package that has it, when neither.
+func program(t testing.TB, env, name, pkg string) string {
+	t.Helper()
+	if p := os.Getenv(env); p != "" {
+		return p
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		t.Fatalf("redistest: %s is not on PATH (install the %s apt package, or set %s): %v", name, pkg, env, err)
+	}
+	return p
+}
+
 // start is Start with extra redis-server flags. Under go test -short it
 // skips the test: real servers are for the long run.
 func start(t testing.TB, extra []string) *Server {
@@ -62,14 +76,7 @@ func start(t testing.TB, extra []string) *Server {
 	if testing.Short() {
 		t.Skip("redistest: the tests on a real redis-server are skipped with -short")
 	}
-	bin := os.Getenv("REDIS_SERVER")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("redis-server"); err != nil {
-			t.Fatalf("redistest: redis-server is not on PATH (install the redis-server apt package, or set REDIS_SERVER): %v", err)
-		}
-	}
-	s := &Server{bin: bin, dir: t.TempDir(), extra: extra}
+	s := &Server{bin: program(t, "REDIS_SERVER", "redis-server", "redis-server"), dir: t.TempDir(), extra: extra}
 	t.Cleanup(s.Stop)
 	// Another process may take the free port between our probe and the
 	// server's bind, so try a few.
