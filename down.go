@@ -118,7 +118,7 @@ func (r *Router) endStream(ctx context.Context, session, streamID string, ids []
 		raw[i] = json.RawMessage(id)
 		keys[i] = jsonrpc.ID(id).Key()
 	}
-	if err := r.streams.End(ctx, session, streamID, raw, reason); err != nil {
+	if err := r.streams.End(ctx, session, streamID, raw, reason, 0); err != nil {
 		return err
 	}
 	if _, _, err := r.bp.Admit(ctx, session, r.cfg.sessionTimeout, nil, keys); err != nil && !errors.Is(err, backplane.ErrNotFound) {

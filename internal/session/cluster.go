@@ -104,6 +104,26 @@ func (s *Session) noStream(ctx context.Context) error {
 	return ErrNoStream
 }
 
+// unstored answers a resume of a stream the backplane does not hold: 404
+// for a session that went (with Redis's data), 503 when the backplane
+// does not answer, and 400 for an id that names no stream. A POST answer
+// of another node may not be stored yet, though: a node keeps the events
+// the backplane did not take while it was down and stores them once it
+// answers. So while that node lives the client is asked to retry (503);
+// once it died, the stream is ended, after the client's last event, with
+// the error its requests get, and nil tells the caller to serve that end.
+func (s *Session) unstored(ctx context.Context, src stream.Source, after uint64) error {
+	err := s.noStream(ctx)
+	if !errors.Is(err, ErrNoStream) || src.Node == "" || src.Node == s.t.cfg.Node || src.Standalone {
+		return err
+	}
+	if !s.t.cfg.Streams.Gone(ctx, src.Node) {
+		return ErrUnavailable
+	}
+	s.t.cfg.Streams.EndOrphan(ctx, src, after)
+	return nil
+}
+
 // Serve serves a GET: the stream lastEventID names (a POST answer or the
 // GET stream), resumed after it, from here or, when another node produces
 // it, by tailing its buffer; without lastEventID, the standalone GET
@@ -164,8 +184,10 @@ func (s *Session) serveRemote(w http.ResponseWriter, req *http.Request, src stre
 		return nil
 	}
 	if !buffered {
-		release()
-		return s.noStream(req.Context())
+		if err := s.unstored(req.Context(), src, seq); err != nil {
+			release()
+			return err
+		}
 	}
 	s.Enter()
 	defer release()

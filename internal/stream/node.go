@@ -186,7 +186,7 @@ func (n *Node) Tail(w http.ResponseWriter, req *http.Request, src Source, after 
 			if src.Standalone {
 				return // the client reconnects, and the stream moves over
 			}
-			n.endOrphan(req.Context(), src)
+			n.EndOrphan(req.Context(), src, after)
 		case <-keepAlive.C:
 			if sw.Comment("keep-alive") != nil {
 				return
@@ -210,11 +210,11 @@ const goneTicks = 3
 // if that node dies too, another one ends it after this.
 const orphanHold = 30 * time.Second
 
-// endOrphan ends a POST answer's stream whose producer is gone and whose
+// EndOrphan ends a POST answer's stream whose producer is gone and whose
 // requests its lease had not recorded yet (it died within a moment of
 // starting them), so that nobody took them over: one of the nodes that
 // tail it appends the error, which every resume of it then sees.
-func (n *Node) endOrphan(ctx context.Context, src Source) {
+func (n *Node) EndOrphan(ctx context.Context, src Source, after uint64) {
 	ctx, cancel := context.WithTimeout(ctx, CallTimeout)
 	defer cancel()
 	got, err := n.cfg.Backplane.Claim(ctx, "orphan:"+src.Session+"/"+src.ID, orphanHold)
@@ -226,7 +226,7 @@ func (n *Node) endOrphan(ctx context.Context, src Source) {
 		ids = []json.RawMessage{json.RawMessage("null")} // its head is gone: JSON-RPC's unknown id
 	}
 	reason := fmt.Sprintf("the server node that ran it (%s) stopped: its lease on the backplane ended", src.Node)
-	if err := n.End(ctx, src.Session, src.ID, ids, reason); err != nil {
+	if err := n.End(ctx, src.Session, src.ID, ids, reason, after); err != nil {
 		n.cfg.Log.Warn().Err(err).Str("session", src.Session).Str("stream", src.ID).Msg("specter: ending the stream of a node that stopped")
 	}
 }
@@ -237,7 +237,7 @@ const Down = "down"
 // End ends the stream of a dead node's requests: an error response for
 // each request id it has not answered, the last completing it, unless it
 // completed already; the nodes that tail it are woken.
-func (n *Node) End(ctx context.Context, session, stream string, ids []json.RawMessage, reason string) error {
+func (n *Node) End(ctx context.Context, session, stream string, ids []json.RawMessage, reason string, after uint64) error {
 	evs, _, err := n.cfg.Backplane.Events(ctx, session, stream, 0)
 	if err != nil && !errors.Is(err, backplane.ErrNotFound) {
 		return err
@@ -249,6 +249,9 @@ func (n *Node) End(ctx context.Context, session, stream string, ids []json.RawMe
 		}
 		seq = evs[k-1].Seq
 	}
+	// A client may hold events the backplane never took (it was down):
+	// the end goes after them, so that its resume gets it.
+	seq = max(seq, after)
 	ids = unanswered(ids, evs)
 	if len(ids) == 0 {
 		// Every request was answered, but the end was not recorded.

@@ -101,6 +101,8 @@ type Stream struct {
 	kicked   bool // a kick came before anyone waited for one
 	orphan   bool // the POST connection left before the answer was decided
 	complete bool
+	stopped  bool     // Stop: the session ended or the node stops
+	unsaved  *unsaved // events the backplane did not take yet; nil: none
 }
 
 // New returns a stream of this node.
@@ -274,18 +276,34 @@ func (s *Stream) finish() bool {
 // client can resume on any node; a node tailing the stream is woken.
 // Called with s.mu held.
 func (s *Stream) persist(ev event, last bool) {
+	e := backplane.Event{Seq: ev.seq, Data: ev.data, Last: last}
+	if s.unsaved != nil {
+		s.unsaved.keep(e, s.n.cfg.BufferBytes) // after those that wait, in order
+		s.saveUnsaved()
+		return
+	}
+	if err := s.store(e); err != nil {
+		s.n.cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer: a message waits to be kept for resumption until the backplane answers")
+		s.unsaved = &unsaved{since: time.Now()}
+		s.unsaved.keep(e, s.n.cfg.BufferBytes)
+		s.retryUnsaved()
+	}
+}
+
+// store appends e to the stream's buffer on the backplane and wakes the
+// nodes that tail it. Called with s.mu held.
+func (s *Stream) store(e backplane.Event) error {
 	ctx, cancel := s.n.Context()
 	defer cancel()
 	cfg := &s.n.cfg
-	err := cfg.Backplane.Append(ctx, s.opts.Session, s.opts.ID, backplane.Event{Seq: ev.seq, Data: ev.data, Last: last}, cfg.BufferBytes)
-	if err != nil {
-		cfg.Log.Warn().Err(err).Str("session", s.opts.Session).Msg("mcp stream buffer: a message could not be kept for resumption")
-		return
+	if err := cfg.Backplane.Append(ctx, s.opts.Session, s.opts.ID, e, cfg.BufferBytes); err != nil {
+		return err
 	}
 	s.buffered = true
 	if s.w == nil && !cfg.Local && cfg.Publish != nil {
 		cfg.Publish(&backplane.Message{Kind: backplane.KindWake, Session: s.opts.Session, Stream: s.opts.ID})
 	}
+	return nil
 }
 
 // head is what a POST answer's stream records in its marker, which no
@@ -361,6 +379,9 @@ func (s *Stream) flushKept() {
 func (s *Stream) replay(after uint64) bool {
 	if !s.ids {
 		return true
+	}
+	if s.unsaved != nil {
+		s.saveUnsaved() // what waits to be stored goes first, if it can now
 	}
 	lost := false
 	if s.buffered {
@@ -574,6 +595,13 @@ func (s *Stream) keepAlive() {
 func (s *Stream) Stop() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.stopped = true
+	s.end()
+}
+
+// end completes the stream and lets its connection go. Called with s.mu
+// held.
+func (s *Stream) end() {
 	s.stopKeepAlive()
 	if !s.complete {
 		s.complete = true
@@ -590,8 +618,8 @@ func (s *Stream) Stop() {
 // socket is not read by the client, which may have hung up just then and
 // resume.
 func (s *Stream) Drop() {
-	s.Stop()
 	s.mu.Lock()
+	s.end() // what waits to be stored still is: a client may resume it on another node
 	persisted := s.buffered
 	s.mu.Unlock()
 	if persisted {
