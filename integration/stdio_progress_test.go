@@ -32,6 +32,9 @@ func startOnSocket(t *testing.T) (stdin *os.File, chunks <-chan chunk) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(stdioFixtureBin(t), "-stdio")
+	// An answer waits for the client to read the notifications before it
+	// however long this loaded machine takes to schedule the reader.
+	cmd.Env = append(os.Environ(), "SPECTER_STDIO_SETTLE=1h")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, theirs, &lockedBuffer{}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

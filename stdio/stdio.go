@@ -77,6 +77,14 @@ const (
 	ContentLength
 )
 
+// DefaultSettle is the default of Server.Settle: a client that reads at
+// once costs microseconds, one that does not costs this once per answer.
+const DefaultSettle = 50 * time.Millisecond
+
+// readReturns is how long an answer waits, once the client's read took
+// the notifications before it, for that read to return.
+const readReturns = 100 * time.Microsecond
+
 // DefaultDrain is the default of Server.Drain.
 const DefaultDrain = time.Second
 
@@ -110,6 +118,12 @@ type Server struct {
 	// Drain is how long running requests may take to finish once the
 	// input ends or the context is done. Default DefaultDrain.
 	Drain time.Duration
+	// Settle bounds how long an answer written right after a
+	// notification waits until the client has read that notification,
+	// so that the answer arrives in a read of its own (some clients act
+	// on an answer before on a notification of the same read). Default
+	// DefaultSettle; negative: answers do not wait.
+	Settle time.Duration
 	// Log receives what only the operator should see (a broken output,
 	// requests cut at the end of the drain). Default: nothing is logged.
 	Log zerolog.Logger
@@ -143,7 +157,10 @@ func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w := &writer{out: out, framing: s.Framing, broken: cancel, unread: unreadOf(out)}
+	w := &writer{out: out, framing: s.Framing, broken: cancel, unread: unreadOf(out), settleFor: s.Settle}
+	if w.settleFor == 0 {
+		w.settleFor = DefaultSettle
+	}
 	conn := direct.Open(s.Handler, w.write, s.Conn)
 
 	read := make(chan error, 1)
@@ -303,17 +320,14 @@ type writer struct {
 	broken  func() // called once the output fails: nobody reads the answers
 	// unread tells how many written bytes the client has not read yet;
 	// nil where the output cannot say (see unreadOf).
-	unread func() (int, bool)
+	unread    func() (int, bool)
+	settleFor time.Duration // Server.Settle
 
 	mu     sync.Mutex // held through a write
 	buf    []byte
 	notice bool                  // the last message written was a notification or request
 	failed atomic.Pointer[error] // read without mu, which a stuck write holds
 }
-
-// maxSettle bounds how long an answer waits for the client to read the
-// notifications before it (see write).
-const maxSettle = 50 * time.Millisecond
 
 func (w *writer) write(msg []byte) {
 	w.mu.Lock()
@@ -327,7 +341,7 @@ func (w *writer) write(msg []byte) {
 	// TypeScript SDK hands notifications to their handlers one microtask
 	// later, by when the answer has retired the request's progress
 	// handler, and the last progress is lost. So an answer written right
-	// after a notification waits, up to maxSettle, until the client has
+	// after a notification waits, up to Server.Settle, until the client has
 	// read what came before: then it arrives in a read of its own.
 	isNotice := hasMethod(msg)
 	if w.notice && !isNotice {
@@ -360,16 +374,24 @@ func (w *writer) write(msg []byte) {
 }
 
 // settle waits until the client has read everything written, or
-// maxSettle passed, or the output cannot tell. Nothing signals a read, so
+// settleFor passed, or the output cannot tell. Nothing signals a read, so
 // it polls, from 20 µs apart up to 1 ms apart: a client that reads at
-// once costs microseconds, and one that does not costs maxSettle.
+// once costs microseconds, and one that does not costs settleFor.
 func (w *writer) settle() {
-	if w.unread == nil {
+	if w.unread == nil || w.settleFor < 0 {
 		return
 	}
-	deadline := time.Now().Add(maxSettle)
+	deadline := time.Now().Add(w.settleFor)
 	for pause := 20 * time.Microsecond; ; pause = min(2*pause, time.Millisecond) {
-		if n, ok := w.unread(); !ok || n == 0 || time.Now().After(deadline) {
+		n, ok := w.unread()
+		if !ok || time.Now().After(deadline) {
+			return
+		}
+		if n == 0 {
+			// The client's read took the bytes, but it may still be in
+			// that read, which would take what comes next too: let it
+			// return first.
+			time.Sleep(readReturns)
 			return
 		}
 		time.Sleep(pause)

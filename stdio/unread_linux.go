@@ -43,9 +43,17 @@ func unreadOf(out io.Writer) func() (int, bool) {
 	return func() (int, bool) {
 		var n int32
 		var errno syscall.Errno
-		if rc.Control(func(fd uintptr) {
-			_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, req, uintptr(unsafe.Pointer(&n)))
-		}) != nil || errno != 0 {
+		for {
+			if rc.Control(func(fd uintptr) {
+				_, _, errno = syscall.Syscall(syscall.SYS_IOCTL, fd, req, uintptr(unsafe.Pointer(&n)))
+			}) != nil {
+				return 0, false
+			}
+			if errno != syscall.EINTR { // a signal (the runtime's preemption among them) interrupted it
+				break
+			}
+		}
+		if errno != 0 {
 			return 0, false
 		}
 		return int(n), true

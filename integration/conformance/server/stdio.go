@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"time"
 
 	"github.com/rs/zerolog"
 	"go.uber.org/goleak"
@@ -17,6 +18,9 @@ import (
 // left, for the tests that end it while a tool runs: 3 if one is.
 func serveStdio(ctx context.Context, stop context.CancelFunc, r *specter.Router, framed bool, logger zerolog.Logger) int {
 	srv := &stdio.Server{Handler: r, Log: logger}
+	if d, err := time.ParseDuration(os.Getenv("SPECTER_STDIO_SETTLE")); err == nil {
+		srv.Settle = d // a test's client on a loaded machine may read late
+	}
 	if framed {
 		srv.Framing = stdio.ContentLength
 	}
