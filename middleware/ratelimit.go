@@ -137,71 +137,45 @@ func RateLimitWithConfig(cfg RateLimitConfig) func(http.Handler) http.Handler {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	var b buckets = newLimiter(cfg)
 	if cfg.Store != nil {
-		return storeLimit(cfg)
+		st := &storeLimiter{cfg: cfg, log: cfg.Logger}
+		if st.log == nil {
+			st.log = &zlog.Logger
+		}
+		b = st
 	}
-	l := newLimiter(cfg)
 	key := defaultKey
 	if cfg.Key != nil {
-		key = func(r *http.Request) bucketKey { return bucketKey{id: cfg.Key(r)} }
+		key = func(r *http.Request) bucketKey { return bucketKey{custom: true, id: cfg.Key(r)} }
 	}
-	return limit(cfg.Skipper, func(w http.ResponseWriter, r *http.Request) (reqctx.Budget, bool) {
-		k := key(r)
-		if ok, wait := l.take(k); !ok {
-			tooMany(w, r, wait)
-			return nil, false
-		}
-		return allowance{l, k}, true
-	})
-}
-
-// limit returns the middleware of a limit: admit takes a request's token
-// and returns the budget of its further messages, or answers the request
-// and returns false.
-func limit(skip func(*http.Request) bool, admit func(http.ResponseWriter, *http.Request) (reqctx.Budget, bool)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if skip != nil && skip(r) {
+			if cfg.Skipper != nil && cfg.Skipper(r) {
 				next.ServeHTTP(w, r)
 				return
 			}
-			if b, ok := admit(w, r); ok {
-				next.ServeHTTP(w, r.WithContext(reqctx.WithBudget(r.Context(), b)))
+			k := key(r)
+			switch ok, wait, err := b.take(r.Context(), k); {
+			case err != nil && cfg.FailClosed:
+				w.Header().Set("Retry-After", strconv.Itoa(refusal.RetrySeconds(storeRetry)))
+				refusal.AbandonBody(w, r)
+				refusal.Write(w, nil, refusal.LimiterUnavailable)
+			case !ok:
+				tooMany(w, r, wait)
+			default:
+				next.ServeHTTP(w, r.WithContext(reqctx.WithBudget(r.Context(), allowance{b, r.Context(), k})))
 			}
 		})
 	}
 }
 
-// storeLimit is RateLimitWithConfig on cfg.Store.
-func storeLimit(cfg RateLimitConfig) func(http.Handler) http.Handler {
-	s := &storeLimiter{cfg: cfg, log: cfg.Logger}
-	if s.log == nil {
-		s.log = &zlog.Logger
-	}
-	key := func(r *http.Request) string {
-		k := defaultKey(r)
-		if k.principal {
-			return "principal:" + k.id
-		}
-		return "ip:" + k.id
-	}
-	if cfg.Key != nil {
-		key = cfg.Key
-	}
-	return limit(cfg.Skipper, func(w http.ResponseWriter, r *http.Request) (reqctx.Budget, bool) {
-		k := key(r)
-		switch ok, wait, err := s.take(r.Context(), k); {
-		case err != nil && cfg.FailClosed:
-			w.Header().Set("Retry-After", strconv.Itoa(refusal.RetrySeconds(storeRetry)))
-			refusal.AbandonBody(w, r)
-			refusal.Write(w, nil, refusal.LimiterUnavailable)
-			return nil, false
-		case !ok:
-			tooMany(w, r, wait)
-			return nil, false
-		}
-		return storeAllowance{s, r.Context(), k}, true
-	})
+// buckets are where a limit's token buckets live: in process (limiter)
+// or in a RateStore (storeLimiter). take takes a token from k's bucket;
+// when there is none it returns false and the time until there will be
+// one. An error is the store's failure, after its policy was applied.
+type buckets interface {
+	take(ctx context.Context, k bucketKey) (ok bool, wait time.Duration, err error)
 }
 
 // storeLimiter takes tokens from a RateStore and applies the failure
@@ -216,10 +190,10 @@ type storeLimiter struct {
 // store fails closed.
 const storeRetry = time.Second
 
-// take takes a token for key. When the store fails, it allows (open) or
+// take takes a token for k. When the store fails, it allows (open) or
 // refuses with storeRetry (closed), and returns the error.
-func (s *storeLimiter) take(ctx context.Context, key string) (bool, time.Duration, error) {
-	ok, wait, err := s.cfg.Store.Take(ctx, key, s.cfg.Rate, s.cfg.Burst)
+func (s *storeLimiter) take(ctx context.Context, k bucketKey) (bool, time.Duration, error) {
+	ok, wait, err := s.cfg.Store.Take(ctx, k.String(), s.cfg.Rate, s.cfg.Burst)
 	if err == nil {
 		return ok, wait, nil
 	}
@@ -237,16 +211,16 @@ func (s *storeLimiter) take(ctx context.Context, key string) (bool, time.Duratio
 	return true, 0, err
 }
 
-// storeAllowance is a key's bucket in a store as the budget of one
-// admitted request.
-type storeAllowance struct {
-	s   *storeLimiter
+// allowance is a key's bucket as the budget of one admitted request: the
+// router takes a token from it for each further request of a batch.
+type allowance struct {
+	b   buckets
 	ctx context.Context
-	key string
+	k   bucketKey
 }
 
-func (a storeAllowance) Take() (bool, time.Duration) {
-	ok, wait, _ := a.s.take(a.ctx, a.key)
+func (a allowance) Take() (bool, time.Duration) {
+	ok, wait, _ := a.b.take(a.ctx, a.k)
 	return ok, wait
 }
 
@@ -254,7 +228,20 @@ func (a storeAllowance) Take() (bool, time.Duration) {
 // whose ID reads like an address never shares that address's bucket.
 type bucketKey struct {
 	principal bool
+	custom    bool // from RateLimitConfig.Key
 	id        string
+}
+
+// String is the key of the bucket in a RateStore: a RateLimitConfig.Key
+// as it is, the default keys in namespaces of their own.
+func (k bucketKey) String() string {
+	switch {
+	case k.custom:
+		return k.id
+	case k.principal:
+		return "principal:" + k.id
+	}
+	return "ip:" + k.id
 }
 
 func defaultKey(r *http.Request) bucketKey {
@@ -304,7 +291,7 @@ func newLimiter(cfg RateLimitConfig) *limiter {
 // take takes a token from k's bucket. When there is none, it returns
 // false and the time until there will be one, at most a day (absurdly
 // slow rates must not overflow a Duration).
-func (l *limiter) take(k bucketKey) (ok bool, wait time.Duration) {
+func (l *limiter) take(_ context.Context, k bucketKey) (ok bool, wait time.Duration, err error) {
 	now := l.now()
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -331,23 +318,14 @@ func (l *limiter) take(k bucketKey) (ok bool, wait time.Duration) {
 	l.lru.next = b
 	if b.tokens >= 1 {
 		b.tokens--
-		return true, 0
+		return true, 0, nil
 	}
-	return false, time.Duration(min((1-b.tokens)/l.rate, 86400) * float64(time.Second))
+	return false, time.Duration(min((1-b.tokens)/l.rate, 86400) * float64(time.Second)), nil
 }
 
 func (l *limiter) unlink(b *bucket) {
 	b.prev.next, b.next.prev = b.next, b.prev
 }
-
-// allowance is a key's bucket as the budget of one admitted request: the
-// router takes a token from it for each further request of a batch.
-type allowance struct {
-	l *limiter
-	k bucketKey
-}
-
-func (a allowance) Take() (bool, time.Duration) { return a.l.take(a.k) }
 
 // tooMany refuses a request that found its bucket empty, wait before the
 // next token. The request's body is left unread, and a client

@@ -171,7 +171,7 @@ func TestRateLimitEviction(t *testing.T) {
 	clock := newFakeClock()
 	l := newLimiter(RateLimitConfig{Rate: 1, Burst: 1, MaxKeys: 100, Now: clock.Now})
 	for i := range 10_000 {
-		l.take(bucketKey{id: strconv.Itoa(i)})
+		l.take(t.Context(), bucketKey{id: strconv.Itoa(i)})
 	}
 	if n := len(l.buckets); n != 100 {
 		t.Fatalf("%d buckets after 10,000 keys, want MaxKeys (100)", n)
@@ -184,17 +184,17 @@ func TestRateLimitEviction(t *testing.T) {
 		t.Fatalf("LRU list holds %d buckets, want 100", n)
 	}
 	// The newest keys are kept (and still empty), the oldest were dropped.
-	if ok, _ := l.take(bucketKey{id: "9999"}); ok {
+	if ok, _, _ := l.take(t.Context(), bucketKey{id: "9999"}); ok {
 		t.Error("key 9999 was evicted although it is among the newest")
 	}
-	if ok, _ := l.take(bucketKey{id: "0"}); !ok {
+	if ok, _, _ := l.take(t.Context(), bucketKey{id: "0"}); !ok {
 		t.Error("key 0 was not evicted")
 	}
 
 	// Using a key keeps it: with MaxKeys 2, a, b, a, c evicts b.
 	l = newLimiter(RateLimitConfig{Rate: 1, Burst: 1, MaxKeys: 2, Now: clock.Now})
 	for _, k := range []string{"a", "b", "a", "c"} {
-		l.take(bucketKey{id: k})
+		l.take(t.Context(), bucketKey{id: k})
 	}
 	if _, ok := l.buckets[bucketKey{id: "b"}]; ok {
 		t.Error("b survived although a was used more recently")
